@@ -1,0 +1,660 @@
+"""The rules of 馬将 as numba functions over one game's int32 state row.
+
+Each function does one rule step; ``st`` is one row of the layout in
+``layout.py``, ``rules`` the array of ``RuleConfig.to_array()``, ``wt`` the
+winning-shape table of ``tables.py``. No bounds are checked here: callers
+(``game.py``, ``vector.py``) validate every action before it gets here.
+"""
+import numpy as np
+from numba import njit
+
+from ..rules import (R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_DISCARD_DRAWN, R_KUIKAE,
+                     R_FURITEN, R_REQ_YAKU, R_WINS_TO_CLOSE, R_PAYMENT, R_AUTO_FORCED,
+                     GROUP)
+from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN,
+                     HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NHAND, SIDE,
+                     NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND, LAST, RETIRED,
+                     WINS, WIN_W, DECLOG, MAX_DEC, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
+                     PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER)
+
+POW5 = np.array([5 ** j for j in range(9)], np.int32)
+U64 = np.uint64
+
+
+# ---- random numbers (splitmix64) ------------------------------------------
+@njit(cache=True)
+def mix64(x):
+    x = x + U64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> U64(27))) * U64(0x94D049BB133111EB)
+    return x ^ (x >> U64(31))
+
+
+@njit(cache=True)
+def rand_below(rng, i, n):
+    """Uniform int in [0, n) from the splitmix64 stream rng[i]."""
+    rng[i] = rng[i] + U64(0x9E3779B97F4A7C15)
+    z = rng[i]
+    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    z = z ^ (z >> U64(31))
+    return np.int64(((z >> U64(32)) * U64(n)) >> U64(32))
+
+
+@njit(cache=True)
+def deal_squares(st, seed):
+    """Shuffle the 144 cards for every hand from the game seed."""
+    rng = np.zeros(1, np.uint64)
+    perm = np.empty(144, np.int32)
+    for h in range(4):
+        rng[0] = mix64(seed ^ mix64(U64(h + 1)))
+        for i in range(144):
+            perm[i] = i
+        for i in range(143, 0, -1):
+            j = rand_below(rng, 0, i + 1)
+            t = perm[i]
+            perm[i] = perm[j]
+            perm[j] = t
+        for i in range(144):
+            st[SQUARES + h * 144 + i] = perm[i]
+
+
+# ---- cards in hands --------------------------------------------------------
+@njit(cache=True)
+def add_card(st, p, card):
+    k = card >> 2
+    st[HMASK + p * 36 + k] |= 1 << (card & 3)
+    st[HCNT + p * 36 + k] += 1
+    st[KEYS + p * 4 + k // 9] += POW5[k % 9]
+    st[NHAND + p] += 1
+
+
+@njit(cache=True)
+def remove_lowest(st, p, k):
+    m = st[HMASK + p * 36 + k]
+    c = 0
+    while not (m >> c) & 1:
+        c += 1
+    st[HMASK + p * 36 + k] = m & ~(1 << c)
+    st[HCNT + p * 36 + k] -= 1
+    st[KEYS + p * 4 + k // 9] -= POW5[k % 9]
+    st[NHAND + p] -= 1
+    return k * 4 + c
+
+
+@njit(cache=True)
+def take_from_square(st, p):
+    h = st[HAND]
+    pos = st[SQPOS + p]
+    st[SQPOS + p] = pos + 1
+    return st[SQUARES + h * 144 + p * 36 + pos]
+
+
+# ---- hand set-up -----------------------------------------------------------
+@njit(cache=True)
+def start_hand(st, rules, h):
+    st[HAND] = h
+    st[START] = h % 4
+    st[NWINS] = 0
+    st[EXCH] = 0
+    st[TOOK] = 0
+    st[PICK_KIND] = -1
+    st[DRAWN] = -1
+    for i in range(SQPOS, WINS):
+        st[i] = 0
+    for p in range(4):
+        st[LAST + p] = -1
+    ncards = 17 if rules[R_EXCHANGE] else 13
+    for p in range(4):
+        for _ in range(ncards):
+            add_card(st, p, take_from_square(st, p))
+    st[SLOT] = 0
+    st[CUR] = st[START]
+    st[PHASE] = PH_EXCHANGE if rules[R_EXCHANGE] else PH_TAKE
+
+
+@njit(cache=True)
+def new_game(st, rules):
+    """Start hand 0 of a game whose squares are already in st[SQUARES]."""
+    for i in range(SCORES, SQUARES):
+        st[i] = 0
+    for i in range(WINS, DECLOG):
+        st[i] = 0
+    start_hand(st, rules, 0)
+
+
+# ---- claimable discards and win checks --------------------------------------
+@njit(cache=True)
+def claimable(st, p, q):
+    """Kind of q's discard that p may use now, or -1 (RULES.md §5)."""
+    n = st[NRIVER + q]
+    if n == 0:
+        return -1
+    if st[RSLOT + q * 18 + n - 1] <= st[LAST + p]:
+        return -1
+    return st[RIVER + q * 18 + n - 1] >> 2
+
+
+@njit(cache=True)
+def is_win(st, wt, p, extra):
+    """Concealed hand of p (+ one card of kind ``extra`` if >= 0) is 1 pair + melds."""
+    npair = 0
+    for c in range(4):
+        key = st[KEYS + p * 4 + c]
+        n = 0
+        for j in range(9):
+            n += st[HCNT + p * 36 + c * 9 + j]
+        if extra >= 0 and extra // 9 == c:
+            key += POW5[extra % 9]
+            n += 1
+        r = n % 3
+        if r == 1:
+            return False
+        if r == 2:
+            npair += 1
+            if npair > 1 or not (wt[key] & 2):
+                return False
+        elif not (wt[key] & 1):
+            return False
+    return npair == 1
+
+
+# ---- scoring (RULES.md §9) --------------------------------------------------
+@njit(cache=True)
+def subset_points(seat, mtype, mface, mv, mkan, mask):
+    """Points of one pattern made of the melds in ``mask`` (0 if none)."""
+    n = 0
+    idx = np.empty(4, np.int64)
+    for i in range(4):
+        if (mask >> i) & 1:
+            idx[n] = i
+            n += 1
+    if n == 1:
+        i = idx[0]
+        if mtype[i] == 1 and mface[i] == seat:
+            return 10 if mkan[i] else mv[i]
+        return 0
+    t = mtype[idx[0]]
+    faces = 0
+    vs = np.empty(4, np.int64)
+    for a in range(n):
+        i = idx[a]
+        if mtype[i] != t:
+            return 0
+        faces |= 1 << mface[i]
+        vs[a] = mv[i]
+    vs[:n] = np.sort(vs[:n])
+    k = 0
+    for c in range(4):
+        k += (faces >> c) & 1
+    g = GROUP[n, k]
+    if g < 0:
+        return 0
+    # t: 0 run, 1 triplet
+    edge_lo = 1
+    edge_hi = 7 if t == 0 else 9
+    shape = 0
+    d = vs[1] - vs[0]
+    stepped = True
+    for a in range(1, n):
+        if vs[a] - vs[a - 1] != d:
+            stepped = False
+    if stepped and 0 <= d <= 3:
+        shape = 5 if d == 0 else d  # 同 = 5, 連/跳/筋 = 1/2/3
+    else:
+        lo = False
+        hi = False
+        ok = True
+        for a in range(n):
+            if vs[a] == edge_lo:
+                lo = True
+            elif vs[a] == edge_hi:
+                hi = True
+            else:
+                ok = False
+        if ok and lo and hi:
+            shape = 4
+    if shape == 0:
+        return 0
+    return 10 * g + shape + (5 if t == 1 else 0)
+
+
+@njit(cache=True)
+def best_patterns(seat, mtype, mface, mv, mkan, out):
+    """Best total of <= 3 disjoint patterns over 4 melds; out = (pts, mask) x 3."""
+    val = np.zeros(16, np.int64)
+    for m in range(1, 16):
+        val[m] = subset_points(seat, mtype, mface, mv, mkan, m)
+    best = -1
+    for a in range(16):
+        if a and val[a] == 0:
+            continue
+        for b in range(a, 16):
+            if b and (val[b] == 0 or (b & a)):
+                continue
+            for c in range(b, 16):
+                if c and (val[c] == 0 or (c & (a | b))):
+                    continue
+                if (a == b and a != 0) or (b == c and b != 0):
+                    continue
+                tot = val[a] + val[b] + val[c]
+                if tot > best:
+                    best = tot
+                    out[0] = val[a]
+                    out[1] = a
+                    out[2] = val[b]
+                    out[3] = b
+                    out[4] = val[c]
+                    out[5] = c
+    return best
+
+
+@njit(cache=True)
+def score_win(st, p, extra, out):
+    """Best reading of p's winning hand (+ kind ``extra``); returns the pattern points.
+
+    out (length WIN_W - 4 = 15): 3 x (points, meld mask), 4 x (meld type, kind), pair kind.
+    Meld types in ``out``: 1..4 as layout MT_*, 5 = concealed triplet, 6 = concealed run.
+    """
+    cnt = np.empty(36, np.int64)
+    for k in range(36):
+        cnt[k] = st[HCNT + p * 36 + k]
+    if extra >= 0:
+        cnt[extra] += 1
+    nm = st[NMELD + p]
+    mtype = np.zeros(4, np.int64)  # 0 run, 1 triplet
+    mface = np.zeros(4, np.int64)
+    mv = np.zeros(4, np.int64)
+    mkan = np.zeros(4, np.int64)
+    otype = np.zeros(4, np.int64)
+    okind = np.zeros(4, np.int64)
+    for i in range(nm):
+        t = st[MELDS + (p * 4 + i) * 6]
+        k = st[MELDS + (p * 4 + i) * 6 + 1]
+        mtype[i] = 0 if t == MT_CHOW else 1
+        mkan[i] = 1 if (t == MT_ANKAN or t == MT_MINKAN) else 0
+        mface[i] = k // 9
+        mv[i] = k % 9 + 1
+        otype[i] = t
+        okind[i] = k
+    need = 4 - nm
+    best = -1
+    tmp = np.zeros(6, np.int64)
+    work = np.empty(36, np.int64)
+    for pk in range(36):
+        if cnt[pk] < 2:
+            continue
+        for choice in range(1 << need):
+            for k in range(36):
+                work[k] = cnt[k]
+            work[pk] -= 2
+            ok = True
+            for d in range(need):
+                k = 0
+                while k < 36 and work[k] == 0:
+                    k += 1
+                if k == 36:
+                    ok = False
+                    break
+                i = nm + d
+                mface[i] = k // 9
+                mv[i] = k % 9 + 1
+                mkan[i] = 0
+                okind[i] = k
+                if (choice >> d) & 1:
+                    if k % 9 > 6 or work[k + 1] == 0 or work[k + 2] == 0:
+                        ok = False
+                        break
+                    work[k] -= 1
+                    work[k + 1] -= 1
+                    work[k + 2] -= 1
+                    mtype[i] = 0
+                    otype[i] = 6
+                else:
+                    if work[k] < 3:
+                        ok = False
+                        break
+                    work[k] -= 3
+                    mtype[i] = 1
+                    otype[i] = 5
+            if not ok:
+                continue
+            for k in range(36):
+                if work[k] != 0:
+                    ok = False
+            if not ok:
+                continue
+            tot = best_patterns(p, mtype, mface, mv, mkan, tmp)
+            if tot > best:
+                best = tot
+                for j in range(6):
+                    out[j] = tmp[j]
+                for i in range(4):
+                    out[6 + 2 * i] = otype[i]
+                    out[7 + 2 * i] = okind[i]
+                out[14] = pk
+    return best
+
+
+@njit(cache=True)
+def can_win(st, rules, wt, p, extra):
+    if not is_win(st, wt, p, extra):
+        return False
+    if rules[R_REQ_YAKU]:
+        out = np.zeros(15, np.int64)
+        return score_win(st, p, extra, out) > 0
+    return True
+
+
+@njit(cache=True)
+def record_win(st, rules, p, frm, card, extra):
+    h = st[HAND]
+    w = WINS + (h * 3 + st[NWINS]) * WIN_W
+    out = np.zeros(15, np.int64)
+    pts = score_win(st, p, extra, out)
+    base = pts if pts > 0 else 1
+    st[w] = p
+    st[w + 1] = frm
+    st[w + 2] = card
+    st[w + 3] = base
+    for j in range(15):
+        st[w + 4 + j] = out[j]
+    gain = 3 * base
+    d = DELTAS + h * 4
+    st[d + p] += gain
+    st[SCORES + p] += gain
+    if rules[R_PAYMENT] == 0:
+        if frm >= 0:
+            st[d + frm] -= gain
+            st[SCORES + frm] -= gain
+        else:
+            for q in range(4):
+                if q != p:
+                    st[d + q] -= base
+                    st[SCORES + q] -= base
+    st[NWINS] += 1
+    st[RETIRED + p] = 1
+
+
+# ---- legal actions -----------------------------------------------------------
+@njit(cache=True)
+def discard_options_exist(st, p, banned):
+    """After a pick-up: is there any 打 (not of kind ``banned``), 暗 or 明?"""
+    for k in range(36):
+        c = st[HCNT + p * 36 + k]
+        if c > 0 and k != banned:
+            return True
+        if c == 4:
+            return True
+    for i in range(st[NMELD + p]):
+        if st[MELDS + (p * 4 + i) * 6] == MT_PUNG and st[HCNT + p * 36 + st[MELDS + (p * 4 + i) * 6 + 1]] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def pick_ok(st, rules, p, k, k1, k2):
+    """kuikae=False: picking up kind k with hand kinds k1, k2 must leave a discard option."""
+    if rules[R_KUIKAE]:
+        return True
+    st[HCNT + p * 36 + k1] -= 1
+    st[HCNT + p * 36 + k2] -= 1
+    ok = discard_options_exist(st, p, k)
+    st[HCNT + p * 36 + k1] += 1
+    st[HCNT + p * 36 + k2] += 1
+    return ok
+
+
+@njit(cache=True)
+def legal(st, rules, wt, mask):
+    """Write the legal mask (int8[156]) of the player to act; return the count."""
+    for a in range(156):
+        mask[a] = 0
+    ph = st[PHASE]
+    p = st[CUR]
+    n = 0
+    if ph == PH_OVER:
+        return 0
+    hc = HCNT + p * 36
+    if ph == PH_EXCHANGE:
+        for k in range(36):
+            if st[hc + k] > 0:
+                mask[120 + k] = 1
+                n += 1
+        return n
+    last_lap = st[SLOT] >= 72
+    if ph == PH_TAKE:
+        mask[110] = 1
+        n = 1
+        for d in range(1, 4):
+            q = (p + d) % 4
+            k = claimable(st, p, q)
+            if k < 0:
+                continue
+            if not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0):
+                if can_win(st, rules, wt, p, k):
+                    mask[116 + d] = 1
+                    n += 1
+            if last_lap:
+                continue
+            if st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
+                mask[110 + d] = 1
+                n += 1
+            if d == rules[R_CHOW_OFF]:
+                num = k % 9
+                if num <= 6 and st[hc + k + 1] > 0 and st[hc + k + 2] > 0 and pick_ok(st, rules, p, k, k + 1, k + 2):
+                    mask[114] = 1
+                    n += 1
+                if 1 <= num <= 7 and st[hc + k - 1] > 0 and st[hc + k + 1] > 0 and pick_ok(st, rules, p, k, k - 1, k + 1):
+                    mask[115] = 1
+                    n += 1
+                if num >= 2 and st[hc + k - 2] > 0 and st[hc + k - 1] > 0 and pick_ok(st, rules, p, k, k - 2, k - 1):
+                    mask[116] = 1
+                    n += 1
+        return n
+    # discard phase
+    merged = rules[R_DISCARD_DRAWN] != 0
+    if st[TOOK] == 1:
+        extra = -1 if merged else st[DRAWN] >> 2
+        if can_win(st, rules, wt, p, extra):
+            mask[108] = 1
+            n += 1
+    if last_lap:
+        mask[109] = 1
+        return n + 1
+    banned = -1
+    if st[TOOK] == 2 and not rules[R_KUIKAE]:
+        banned = st[PICK_KIND]
+    for k in range(36):
+        c = st[hc + k]
+        if c > 0 and k != banned:
+            mask[k] = 1
+            n += 1
+        if c == 4:
+            mask[36 + k] = 1
+            n += 1
+    for i in range(st[NMELD + p]):
+        m = MELDS + (p * 4 + i) * 6
+        if st[m] == MT_PUNG and st[hc + st[m + 1]] > 0:
+            mask[72 + st[m + 1]] = 1
+            n += 1
+    return n
+
+
+# ---- applying actions --------------------------------------------------------
+@njit(cache=True)
+def to_river(st, p, card, kan):
+    n = st[NRIVER + p]
+    st[RIVER + p * 18 + n] = card
+    st[RSLOT + p * 18 + n] = st[SLOT]
+    st[RFLAG + p * 18 + n] = 256 if kan else 0
+    st[NRIVER + p] = n + 1
+    st[RKIND + p * 36 + (card >> 2)] += 1
+
+
+@njit(cache=True)
+def add_meld(st, p, t, k, c0, c1, c2, c3):
+    m = MELDS + (p * 4 + st[NMELD + p]) * 6
+    st[m] = t
+    st[m + 1] = k
+    st[m + 2] = c0
+    st[m + 3] = c1
+    st[m + 4] = c2
+    st[m + 5] = c3
+    st[NMELD + p] += 1
+
+
+@njit(cache=True)
+def end_hand(st, rules):
+    h = st[HAND] + 1
+    if h >= rules[R_HANDS]:
+        st[PHASE] = PH_OVER
+        st[CUR] = -1
+        st[HAND] = h
+        return
+    start_hand(st, rules, h)
+
+
+@njit(cache=True)
+def end_turn(st, rules):
+    p = st[CUR]
+    if st[DRAWN] >= 0 and not rules[R_DISCARD_DRAWN]:
+        add_card(st, p, st[DRAWN])
+    st[DRAWN] = -1
+    st[TOOK] = 0
+    st[PICK_KIND] = -1
+    st[LAST + p] = st[SLOT]
+    if st[NWINS] >= rules[R_WINS_TO_CLOSE]:
+        end_hand(st, rules)
+        return
+    s = st[SLOT] + 1
+    while s < 76 and st[RETIRED + (st[START] + s) % 4]:
+        s += 1
+    if s >= 76:
+        end_hand(st, rules)
+        return
+    st[SLOT] = s
+    st[CUR] = (st[START] + s) % 4
+    st[PHASE] = PH_TAKE
+
+
+@njit(cache=True)
+def apply(st, rules, action):
+    """Apply a legal action of the player to act (no checks)."""
+    p = st[CUR]
+    h = st[HAND]
+    nd = st[HNDEC + h]
+    if nd < MAX_DEC:
+        o = DECLOG + (h * MAX_DEC + nd) * 2
+        st[o] = p
+        st[o + 1] = action
+    st[HNDEC + h] = nd + 1
+    if action >= 120:  # 変
+        c = remove_lowest(st, p, action - 120)
+        st[SIDE + p * 4 + st[NSIDE + p]] = c
+        st[NSIDE + p] += 1
+        e = st[EXCH] + 1
+        st[EXCH] = e
+        if e == 16:
+            st[PHASE] = PH_TAKE
+            st[CUR] = st[START]
+        elif e % 4 == 0:
+            st[CUR] = (p + 1) % 4
+        return
+    if action == 110:  # 引
+        c = take_from_square(st, p)
+        st[DRAWN] = c
+        st[TOOK] = 1
+        if rules[R_DISCARD_DRAWN]:
+            add_card(st, p, c)
+        st[PHASE] = PH_DISCARD
+        return
+    if action > 110:  # take from a river
+        if action < 114:
+            q = (p + action - 110) % 4
+        elif action < 117:
+            q = (p + rules[R_CHOW_OFF]) % 4
+        else:
+            q = (p + action - 116) % 4
+        ri = q * 18 + st[NRIVER + q] - 1
+        card = st[RIVER + ri]
+        k = card >> 2
+        if action >= 117:  # 栄
+            st[RFLAG + ri] |= 16 << p
+            record_win(st, rules, p, q, card, k)
+            end_turn(st, rules)
+            return
+        st[RFLAG + ri] |= 1 << p
+        if action < 114:
+            c0 = remove_lowest(st, p, k)
+            c1 = remove_lowest(st, p, k)
+            add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), -1)
+        else:
+            low = k - (action - 114)
+            ks = np.empty(2, np.int64)
+            j = 0
+            for kk in range(low, low + 3):
+                if kk != k:
+                    ks[j] = kk
+                    j += 1
+            c0 = remove_lowest(st, p, ks[0])
+            c1 = remove_lowest(st, p, ks[1])
+            add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), -1)
+        st[TOOK] = 2
+        st[PICK_KIND] = k
+        st[PHASE] = PH_DISCARD
+        return
+    # discard phase
+    if action < 36:  # 打
+        to_river(st, p, remove_lowest(st, p, action), False)
+    elif action < 72:  # 暗
+        k = action - 36
+        c0 = remove_lowest(st, p, k)
+        c1 = remove_lowest(st, p, k)
+        c2 = remove_lowest(st, p, k)
+        c3 = remove_lowest(st, p, k)
+        add_meld(st, p, MT_ANKAN, k, c1, c2, c3, c0)
+        to_river(st, p, c0, True)
+    elif action < 108:  # 明
+        k = action - 72
+        c = remove_lowest(st, p, k)
+        for i in range(st[NMELD + p]):
+            m = MELDS + (p * 4 + i) * 6
+            if st[m] == MT_PUNG and st[m + 1] == k:
+                st[m] = MT_MINKAN
+                st[m + 5] = c
+        to_river(st, p, c, True)
+    elif action == 108:  # 模
+        drawn = st[DRAWN]
+        extra = -1 if rules[R_DISCARD_DRAWN] else drawn >> 2
+        record_win(st, rules, p, -1, drawn, extra)
+    end_turn(st, rules)
+
+
+@njit(cache=True)
+def advance(st, rules, wt, mask, action):
+    """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
+    apply(st, rules, action)
+    n = legal(st, rules, wt, mask)
+    if rules[R_AUTO_FORCED]:
+        while n == 1:
+            a = 0
+            while mask[a] == 0:
+                a += 1
+            apply(st, rules, a)
+            n = legal(st, rules, wt, mask)
+    return n
+
+
+@njit(cache=True)
+def settle(st, rules, wt, mask):
+    """Compute the mask at the current state, applying forced actions when auto_forced."""
+    n = legal(st, rules, wt, mask)
+    if rules[R_AUTO_FORCED]:
+        while n == 1:
+            a = 0
+            while mask[a] == 0:
+                a += 1
+            apply(st, rules, a)
+            n = legal(st, rules, wt, mask)
+    return n

@@ -1,0 +1,94 @@
+"""The observation of one seat: an int16 vector holding exactly RULES.md §11.
+
+Seats are relative: r = 0 is the observer, r = 1 the next seat, and so on.
+Segments (offset, length):
+
+=============  ======  =====================================================
+OBS_HAND       36      own concealed hand, count per kind
+OBS_DRAWN      36      own card drawn this turn (one-hot kind)
+OBS_SIDE       4x36    side cards per relative seat (others only if public)
+OBS_RIVER      4x18    river cards, kind + 1 (0 = empty), in order
+OBS_RFLAG      4x18    per river card: bits 0-3 picked up by relative seat,
+                       bits 4-7 won on by relative seat, bit 8 kan card
+OBS_MELD       4x4x3   melds per relative seat: type (1 刻 2 順 3 暗 4 明),
+                       kind + 1 (順: lowest kind), 1 if it holds a stand-in
+OBS_CLAIM      4       claimable discard of each relative seat, kind + 1
+OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase, slot,
+                       wins, took (0/1/2), picked kind + 1, exchange left,
+                       retired x4 (rel), scores x4 (rel), square cards left x4, 2 spare
+=============  ======  =====================================================
+"""
+from numba import njit
+
+from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN
+from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
+                     SQPOS, HCNT, SIDE, NSIDE, MELDS, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
+                     CUR, PH_DISCARD)
+from .core import claimable
+
+OBS_HAND = 0
+OBS_DRAWN = 36
+OBS_SIDE = 72
+OBS_RIVER = OBS_SIDE + 144
+OBS_RFLAG = OBS_RIVER + 72
+OBS_MELD = OBS_RFLAG + 72
+OBS_CLAIM = OBS_MELD + 48
+OBS_SCALAR = OBS_CLAIM + 4
+OBS_SIZE = OBS_SCALAR + 24
+
+
+@njit(cache=True)
+def _rel_bits(bits, me):
+    """Re-index the 4-bit seat sets in bits 0-3 and 4-7 to seats relative to ``me``."""
+    out = bits & 256
+    for q in range(4):
+        r = (q - me) % 4
+        if bits & (1 << q):
+            out |= 1 << r
+        if bits & (16 << q):
+            out |= 16 << r
+    return out
+
+
+@njit(cache=True)
+def observe(st, rules, me, out):
+    for i in range(OBS_SIZE):
+        out[i] = 0
+    for k in range(36):
+        out[OBS_HAND + k] = st[HCNT + me * 36 + k]
+    if st[CUR] == me and st[PHASE] == PH_DISCARD and st[DRAWN] >= 0:
+        out[OBS_DRAWN + (st[DRAWN] >> 2)] = 1
+        if rules[R_DISCARD_DRAWN]:
+            out[OBS_HAND + (st[DRAWN] >> 2)] -= 1  # shown as drawn, not twice
+    for r in range(4):
+        q = (me + r) % 4
+        if r == 0 or rules[R_SIDE_PUBLIC]:
+            for i in range(st[NSIDE + q]):
+                out[OBS_SIDE + r * 36 + (st[SIDE + q * 4 + i] >> 2)] += 1
+        for i in range(st[NRIVER + q]):
+            out[OBS_RIVER + r * 18 + i] = (st[RIVER + q * 18 + i] >> 2) + 1
+            out[OBS_RFLAG + r * 18 + i] = _rel_bits(st[RFLAG + q * 18 + i], me)
+        for i in range(st[NMELD + q]):
+            m = MELDS + (q * 4 + i) * 6
+            out[OBS_MELD + (r * 4 + i) * 3] = st[m]
+            out[OBS_MELD + (r * 4 + i) * 3 + 1] = st[m + 1] + 1
+            out[OBS_MELD + (r * 4 + i) * 3 + 2] = 1 if st[m] != 3 else 0
+        if r > 0:
+            out[OBS_CLAIM + r] = claimable(st, me, q) + 1
+    s = OBS_SCALAR
+    out[s] = me
+    out[s + 1] = st[HAND]
+    out[s + 2] = (st[START] - me) % 4
+    out[s + 3] = st[SLOT] // 4 + 1
+    out[s + 4] = st[PHASE]
+    out[s + 5] = st[SLOT]
+    out[s + 6] = st[NWINS]
+    if st[CUR] == me:
+        out[s + 7] = st[TOOK]
+        out[s + 8] = st[PICK_KIND] + 1
+    out[s + 9] = 16 - st[EXCH]
+    for r in range(4):
+        q = (me + r) % 4
+        out[s + 10 + r] = st[RETIRED + q]
+        out[s + 14 + r] = st[SCORES + q]
+        out[s + 18 + r] = 36 - st[SQPOS + q]

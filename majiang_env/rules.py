@@ -1,0 +1,168 @@
+"""Rules of 馬将: ``RuleConfig``, card and action ids (RULES.md, API.md).
+
+Everything the kernel needs to know about a rule set is packed by
+``RuleConfig.to_array()`` into a small int32 array (indices ``R_*``).
+Fields tagged [prov] in RULES.md are provisional choices of this project.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+# ---- cards (RULES.md §1) -------------------------------------------------
+NUM_KINDS = 36
+NUM_CARDS = 144
+COLOURS = ("青", "赤", "黄", "緑")  # blue, red, yellow, green
+COLOUR_NAMES = ("blue", "red", "yellow", "green")
+SEAT_WINDS = ("東", "南", "西", "北")
+
+
+def card_kind(card_id: int) -> int:
+    return card_id // 4
+
+
+def kind_name(kind: int) -> str:
+    return f"{COLOURS[kind // 9]}{kind % 9 + 1}"
+
+
+def circle_colour(card_id: int) -> int:
+    """Circle colour of a card: the three other colours in order, then white (4)."""
+    face, copy = card_id // 36, card_id % 4
+    others = [c for c in range(4) if c != face]
+    return others[copy] if copy < 3 else 4
+
+
+# ---- actions (API.md) ----------------------------------------------------
+NUM_ACTIONS = 156
+A_DISCARD = 0      # 0-35   打
+A_ANKAN = 36       # 36-71  暗
+A_MINKAN = 72      # 72-107 明
+A_TSUMO = 108      # 模
+A_PASS = 109       # pass (last lap)
+A_DRAW = 110       # 引
+A_PUNG = 110       # 111-113 刻, offset d = id - 110
+A_CHOW = 114       # 114-116 順 low/middle/high
+A_RON = 116        # 117-119 栄, offset d = id - 116
+A_EXCHANGE = 120   # 120-155 変
+
+
+def action_name(a: int) -> str:
+    if a < 36:
+        return f"打{kind_name(a)}"
+    if a < 72:
+        return f"暗{kind_name(a - 36)}"
+    if a < 108:
+        return f"明{kind_name(a - 72)}"
+    if a == 108:
+        return "模"
+    if a == 109:
+        return "pass"
+    if a == 110:
+        return "引"
+    if a < 114:
+        return f"刻(+{a - 110})"
+    if a < 117:
+        return f"順({('low', 'middle', 'high')[a - 114]})"
+    if a < 120:
+        return f"栄(+{a - 116})"
+    if a < 156:
+        return f"変{kind_name(a - 120)}"
+    return f"<invalid {a}>"
+
+
+# ---- rule configuration (RULES.md §10) ----------------------------------
+_CHOICES = {
+    "hands_per_game": (1, 2, 3, 4),
+    "chow_from": ("next", "previous"),
+    "exchange": (True, False),
+    "side_cards_public": (True, False),
+    "discard_drawn": (True, False),
+    "kuikae": (True, False),
+    "furiten": (True, False),
+    "require_yaku": (True, False),
+    "wins_to_close": (1, 2, 3),
+    "payment": ("zero_sum", "winner_only"),
+}
+
+# indices into the kernel's rules array
+R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_SIDE_PUBLIC, R_DISCARD_DRAWN = 0, 1, 2, 3, 4
+R_KUIKAE, R_FURITEN, R_REQ_YAKU, R_WINS_TO_CLOSE, R_PAYMENT = 5, 6, 7, 8, 9
+R_AUTO_FORCED = 10
+R_SIZE = 11
+
+
+@dataclass(frozen=True)
+class RuleConfig:
+    """One rule set. Defaults are RULES.md §10; [prov] fields are provisional."""
+
+    hands_per_game: int = 4          # [pub] 1 game = 4 hands (春夏秋冬)
+    chow_from: str = "next"          # [pub] 順 from the next seat (左側の他者)
+    exchange: bool = True            # [pub/prov] 変: 4 side cards each
+    side_cards_public: bool = False  # [prov]
+    discard_drawn: bool = False      # [seed] the drawn card joins after the discard
+    kuikae: bool = True              # [prov] 食い替え allowed
+    furiten: bool = False            # [pub] no furiten
+    require_yaku: bool = False       # [seed] any winning shape wins
+    wins_to_close: int = 3           # [prov] the hand closes after this many wins
+    payment: str = "zero_sum"        # [prov] who pays
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            allowed = _CHOICES[f.name]
+            ok = any(value == a and type(value) is type(a) for a in allowed)
+            if not ok:
+                raise ValueError(
+                    f"RuleConfig.{f.name} = {value!r} is not allowed; allowed values: "
+                    + ", ".join(repr(a) for a in allowed))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RuleConfig":
+        unknown = set(d) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown RuleConfig field(s): {sorted(unknown)}; "
+                             f"fields are {[f.name for f in fields(cls)]}")
+        return cls(**d)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_array(self, auto_forced: bool = True) -> np.ndarray:
+        r = np.zeros(R_SIZE, np.int32)
+        r[R_HANDS] = self.hands_per_game
+        r[R_CHOW_OFF] = 1 if self.chow_from == "next" else 3
+        r[R_EXCHANGE] = self.exchange
+        r[R_SIDE_PUBLIC] = self.side_cards_public
+        r[R_DISCARD_DRAWN] = self.discard_drawn
+        r[R_KUIKAE] = self.kuikae
+        r[R_FURITEN] = self.furiten
+        r[R_REQ_YAKU] = self.require_yaku
+        r[R_WINS_TO_CLOSE] = self.wins_to_close
+        r[R_PAYMENT] = 0 if self.payment == "zero_sum" else 1
+        r[R_AUTO_FORCED] = auto_forced
+        return r
+
+
+def make_rules(rules=None, **overrides) -> RuleConfig:
+    """``rules`` (RuleConfig, dict or None) with keyword overrides applied."""
+    if rules is None:
+        base = {}
+    elif isinstance(rules, RuleConfig):
+        base = rules.to_dict()
+    elif isinstance(rules, dict):
+        base = dict(rules)
+    else:
+        raise ValueError(f"rules must be a RuleConfig, a dict or None, not {type(rules).__name__}")
+    base.update(overrides)
+    return RuleConfig.from_dict(base)
+
+
+# ---- scoring patterns (RULES.md §9) -------------------------------------
+SHAPE_NAMES = {1: "連順", 2: "跳順", 3: "筋順", 4: "端順", 5: "同順",
+               6: "連刻", 7: "跳刻", 8: "筋刻", 9: "端刻", 10: "同刻"}
+# group g for (number of melds, number of distinct face colours); -1 = none
+GROUP = np.full((5, 5), -1, np.int32)
+for (_m, _k), _g in {(2, 2): 1, (2, 1): 2, (3, 2): 3, (3, 3): 4, (3, 1): 5,
+                     (4, 3): 6, (4, 2): 7, (4, 4): 8, (4, 1): 9}.items():
+    GROUP[_m, _k] = _g

@@ -1,0 +1,256 @@
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import majiang_env as mj
+from majiang_env import Game, RecordError, RuleConfig, replay
+from majiang_env.kernel import core
+from majiang_env.kernel import layout as L
+from majiang_env.tables import win_table, colour_key
+from helpers import biased_choice, card_places, hand_size, play
+
+
+def random_rules(rng):
+    return RuleConfig(hands_per_game=rng.choice([1, 2, 4]), chow_from=rng.choice(["next", "previous"]),
+                      exchange=rng.random() < 0.7, side_cards_public=rng.random() < 0.5,
+                      discard_drawn=rng.random() < 0.3, kuikae=rng.random() < 0.5,
+                      furiten=rng.random() < 0.3, require_yaku=rng.random() < 0.3,
+                      wins_to_close=rng.choice([1, 2, 3]),
+                      payment=rng.choice(["zero_sum", "winner_only"]))
+
+
+# ---- RuleConfig ----------------------------------------------------------------
+def test_rule_defaults_match_rules_md():
+    r = RuleConfig()
+    assert (r.hands_per_game, r.chow_from, r.exchange, r.side_cards_public, r.discard_drawn,
+            r.kuikae, r.furiten, r.require_yaku, r.wins_to_close, r.payment) == \
+        (4, "next", True, False, False, True, False, False, 3, "zero_sum")
+
+
+@pytest.mark.parametrize("field,value", [("wins_to_close", 4), ("chow_from", "left"),
+                                         ("payment", "x"), ("exchange", 1), ("hands_per_game", 0)])
+def test_bad_rule_value(field, value):
+    with pytest.raises(ValueError, match=field):
+        RuleConfig(**{field: value})
+
+
+# ---- tables ----------------------------------------------------------------------
+def _brute(counts, need_pair):
+    counts = list(counts)
+    if sum(counts) == 0:
+        return not need_pair
+    if need_pair:
+        for i in range(9):
+            if counts[i] >= 2:
+                counts[i] -= 2
+                if _brute(counts, False):
+                    return True
+                counts[i] += 2
+        return False
+    i = next(j for j in range(9) if counts[j])
+    if counts[i] >= 3:
+        counts[i] -= 3
+        ok = _brute(counts, False)
+        counts[i] += 3
+        if ok:
+            return True
+    if i <= 6 and counts[i + 1] and counts[i + 2]:
+        for j in (i, i + 1, i + 2):
+            counts[j] -= 1
+        ok = _brute(counts, False)
+        for j in (i, i + 1, i + 2):
+            counts[j] += 1
+        return ok
+    return False
+
+
+def test_win_table_against_brute_force():
+    wt = win_table()
+    rng = np.random.default_rng(0)
+    keys = set(rng.integers(0, 5 ** 9, 20000).tolist())
+    # plus every key with at most 14 cards reachable by small counts
+    for n in range(0, 15, 1):
+        for _ in range(300):
+            c = np.zeros(9, int)
+            for k in rng.integers(0, 9, n):
+                if c[k] < 4:
+                    c[k] += 1
+            keys.add(colour_key(c))
+    for key in keys:
+        c = [(key // 5 ** j) % 5 for j in range(9)]
+        if sum(c) > 14:
+            continue
+        assert bool(wt[key] & 1) == _brute(c, False), c
+        assert bool(wt[key] & 2) == _brute(c, True), c
+
+
+# ---- scoring ---------------------------------------------------------------------
+def _state_with_hand(seat, kinds):
+    st = np.zeros(L.SIZE, np.int32)
+    used = {}
+    for k in kinds:
+        c = used.get(k, 0)
+        used[k] = c + 1
+        core.add_card(st, seat, k * 4 + c)
+    return st
+
+
+def test_rules_example_scores_48():
+    # 青123 青456 赤789 赤789 + 黄5 pair, winner 東 (seat 0)
+    kinds = [0, 1, 2, 3, 4, 5, 15, 16, 17, 15, 16, 17, 22, 22]
+    st = _state_with_hand(0, kinds)
+    out = np.zeros(15, np.int64)
+    assert core.is_win(st, win_table(), 0, -1)
+    assert core.score_win(st, 0, -1, out) == 48
+
+
+def test_own_colour_triplet_and_no_pattern():
+    # 東 holds 青777: own-colour triplet worth 7; the rest scores nothing extra
+    kinds = [6, 6, 6, 9 + 0, 9 + 1, 9 + 2, 18 + 3, 18 + 4, 18 + 5, 27 + 0, 27 + 1, 27 + 2, 30, 30]
+    st = _state_with_hand(0, kinds)
+    out = np.zeros(15, np.int64)
+    pts = core.score_win(st, 0, -1, out)
+    assert pts >= 7
+    st2 = _state_with_hand(1, kinds)  # 南: 青777 is not its colour
+    assert core.score_win(st2, 1, -1, out) < pts
+
+
+# ---- whole games: invariants, replay, determinism ---------------------------------
+def _invariant_check(g):
+    places = card_places(g)
+    bad = {c: p for c, p in places.items() if len(p) != 1}
+    assert not bad, f"cards not in exactly one place: {bad}"
+    st = g._st
+    for p in range(4):
+        assert st[L.NRIVER + p] <= 18
+    if g.phase == "take":
+        assert hand_size(g, g.current_player) == 13
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_invariants_and_replay(seed):
+    rng = random.Random(seed)
+    rules = RuleConfig() if seed < 4 else random_rules(rng)
+    g = play(Game(rules, seed=seed), rng, check=_invariant_check)
+    assert g.current_player == -1 and g.legal_actions() == []
+    if rules.payment == "zero_sum":
+        assert g.scores.sum() == 0
+        for h in range(rules.hands_per_game):
+            assert g.hand_deltas(h).sum() == 0
+    rec = g.record(legal=True)
+    json.dumps(rec)
+    g2 = replay(rec)
+    assert g2.record() == g.record()
+    assert (g2.scores == g.scores).all()
+
+
+def test_wins_happen_with_biased_policy():
+    wins = 0
+    for seed in range(20):
+        g = play(Game(seed=seed), random.Random(seed))
+        wins += sum(len(g.wins(h)) for h in range(4))
+    assert wins >= 5
+
+
+def test_same_seed_same_record_in_fresh_process():
+    code = ("import random, json, majiang_env as m\n"
+            "import sys; sys.path.insert(0, 'tests')\n"
+            "from helpers import play\n"
+            "g = play(m.Game(seed=77), random.Random(5))\n"
+            "print(json.dumps(g.record()))")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=str(__import__('pathlib').Path(__file__).parents[1])).stdout
+            for _ in range(2)]
+    assert outs[0] == outs[1]
+    g = play(Game(seed=77), random.Random(5))
+    assert json.loads(outs[0]) == json.loads(json.dumps(g.record()))
+
+
+# ---- hand-built rule cases ------------------------------------------------------------
+def test_drawn_card_not_discardable_by_default():
+    for discard_drawn in (False, True):
+        g = Game(RuleConfig(exchange=False, discard_drawn=discard_drawn), seed=3, auto_forced=False)
+        g.step(110)
+        drawn = int(g._st[L.DRAWN]) >> 2
+        held = int(g._st[L.HCNT + g.current_player * 36 + drawn])
+        assert bool(g.legal_mask()[drawn]) == (held > 0 or discard_drawn)
+
+
+def test_last_lap_only_draw_ron_then_tsumo_pass():
+    rng = random.Random(1)
+    g = Game(RuleConfig(exchange=False, hands_per_game=1), seed=11)
+    while not g.done:
+        legal = g.legal_actions()
+        if g.lap == 19:
+            if g.phase == "take":
+                assert set(legal) <= {110, 117, 118, 119}
+            else:
+                assert 109 in legal and set(legal) <= {108, 109}
+        else:
+            assert 109 not in legal
+        g.step(rng.choice([a for a in legal if a not in (108, 117, 118, 119)] or legal))
+
+
+def test_claimable_only_latest_and_since_previous_turn():
+    rng = random.Random(2)
+    g = Game(RuleConfig(exchange=False), seed=5)
+    for _ in range(400):
+        if g.done:
+            break
+        st = g._st
+        p = g.current_player
+        if g.phase == "take":
+            legal = set(g.legal_actions())
+            for d in range(1, 4):
+                q = (p + d) % 4
+                n = st[L.NRIVER + q]
+                fresh = n > 0 and st[L.RSLOT + q * 18 + n - 1] > st[L.LAST + p]
+                if not fresh:
+                    assert (110 + d) not in legal and (116 + d) not in legal
+                    if d == 1:
+                        assert not legal & {114, 115, 116}
+            # chow only from the next seat by default
+            q3 = (p + 3) % 4
+        g.step(biased_choice(rng, g.legal_actions()))
+
+
+# ---- bad input ---------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [-1, 156, 10 ** 9, 1.0, "3", None, True])
+def test_bad_actions_raise_and_change_nothing(bad):
+    g = Game(seed=4)
+    before = g._st.copy()
+    with pytest.raises(ValueError) as e:
+        g.step(bad)
+    assert "legal ids" in str(e.value) and "phase" in str(e.value)
+    assert (g._st == before).all()
+
+
+def test_illegal_action_and_after_game_over():
+    g = Game(seed=4)
+    with pytest.raises(ValueError, match="not legal"):
+        g.step(110)  # exchange phase: drawing is illegal
+    play(g, random.Random(0))
+    with pytest.raises(ValueError, match="over"):
+        g.step(110)
+
+
+def test_corrupted_records():
+    g = play(Game(RuleConfig(hands_per_game=1), seed=9), random.Random(9))
+    rec = g.record()
+    cases = []
+    r = json.loads(json.dumps(rec)); r["format"] = "majiang-record/0"; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["hands"][0]["squares"][0][0] = r["hands"][0]["squares"][0][1]; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["hands"][0]["decisions"][20][1] = 155; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["hands"][0]["decisions"][3][0] = 3; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["scores"] = [1, 2, 3, 4]; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["rules"]["payment"] = "nope"; cases.append(r)
+    r = json.loads(json.dumps(rec)); r["hands"][0]["decisions"][5] = "x"; cases.append(r)
+    r = json.loads(json.dumps(rec)); del r["hands"]; cases.append(r)
+    cases.append(json.dumps(rec)[:200])
+    for i, bad in enumerate(cases):
+        with pytest.raises(RecordError):
+            replay(bad)
