@@ -8,3 +8,5 @@ from .game import Game, IllegalActionError, RecordError, replay
 
 __all__ = ["Game", "RuleConfig", "replay", "RecordError", "IllegalActionError"]
 __version__ = "0.1.0"
+from .vector import selfplay  # noqa: E402
+__all__.append("selfplay")

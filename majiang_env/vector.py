@@ -1,0 +1,109 @@
+"""``VectorGame``: B games stepped together by one compiled call, and ``selfplay``.
+
+Autoreset is Gymnasium 1.x's *same-step* mode: when game i finishes during
+``step``, ``done[i]`` and ``rewards[i]`` belong to the finished game, while the
+returned ``obs[i]``, ``mask[i]`` and ``player[i]`` are already those of the
+next game in slot i. Slot i plays games i, i + B, i + 2B, ... and game j uses
+``game_seed(seed, j)``, so game i of ``VectorGame(seed=s)`` equals
+``Game(seed=game_seed(s, i))`` whatever ``num_envs`` is.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import tables
+from .game import Game, _check_seed
+from .kernel import batch
+from .kernel import layout as L
+from .kernel.observe import OBS_SIZE
+from .rules import NUM_ACTIONS, make_rules
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The ``Game`` seed of game ``index`` of a batch started from ``seed``."""
+    return int(batch.game_seed(np.uint64(_check_seed(seed)), np.uint64(index)))
+
+
+class VectorGame:
+    def __init__(self, num_envs: int, rules=None, seed: int = 0):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.num_envs = B = int(num_envs)
+        self.rules = make_rules(rules)
+        self.seed = _check_seed(seed)
+        self._rules = self.rules.to_array(auto_forced=True)
+        self._wt = tables.win_table()
+        self._st = np.zeros((B, L.SIZE), np.int32)
+        self.mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self.obs = np.zeros((B, OBS_SIZE), np.int16)
+        self.player = np.zeros(B, np.int32)
+        self.rewards = np.zeros((B, 4), np.int32)
+        self.done = np.zeros(B, np.bool_)
+        self.game_index = np.zeros(B, np.int64)
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        return self._st[0].nbytes + self.mask[0].nbytes + self.obs[0].nbytes + 4 * 4 + 1 + 4 + 8
+
+    def reset(self):
+        batch.batch_reset(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
+                          self.game_index, np.uint64(self.seed))
+        return self.obs, self.mask, self.player
+
+    def step(self, actions):
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
+                             f"got {a.dtype} {a.shape}")
+        a = a.astype(np.int64)
+        bad = (a < 0) | (a >= NUM_ACTIONS)
+        if not bad.any():
+            bad = self.mask[np.arange(self.num_envs), a] == 0
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"action {int(a[i])} is not legal in env {i} (seat {int(self.player[i])}); "
+                             f"legal ids {np.flatnonzero(self.mask[i]).tolist()}")
+        batch.batch_step(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
+                         self.rewards, self.done, self.game_index, a, np.uint64(self.seed))
+        return self.obs, self.mask, self.player, self.rewards, self.done
+
+    def game(self, i: int) -> Game:
+        """A ``Game`` copy of slot i's current game."""
+        g = Game(self.rules, seed=game_seed(self.seed, int(self.game_index[i])))
+        g._st[:] = self._st[i]
+        g._n = int(self.mask[i].sum())
+        g._mask[:] = self.mask[i]
+        return g
+
+    def record(self, i: int) -> dict:
+        """The ``majiang-record/1`` record of slot i's current game so far."""
+        return self.game(i).record()
+
+
+AGENTS = {"random": batch.AGENT_RANDOM}
+
+
+def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "random"), seed: int = 0,
+             num_envs: int = 1024, rules=None, progress: bool = False) -> dict:
+    """Play ``num_games`` whole games inside the compiled kernel; return stats (API.md)."""
+    agents = tuple(agents)
+    if len(agents) != 4 or any(a not in AGENTS for a in agents):
+        raise ValueError(f"agents must be 4 names from {sorted(AGENTS)}, got {agents!r}")
+    if not isinstance(num_games, (int, np.integer)) or num_games < 0:
+        raise ValueError(f"num_games must be a non-negative int, got {num_games!r}")
+    rules = make_rules(rules)
+    seed = _check_seed(seed)
+    B = max(1, min(int(num_envs), int(num_games)))
+    st = np.zeros((B, L.SIZE), np.int32)
+    mask = np.zeros((B, NUM_ACTIONS), np.int8)
+    stats = np.zeros((B, 11), np.int64)
+    codes = np.array([AGENTS[a] for a in agents], np.int32)
+    t = time.perf_counter()
+    batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed),
+                          int(num_games), codes, stats)
+    dt = time.perf_counter() - t
+    s = stats.sum(0)
+    return {"games": int(s[0]), "hands": int(s[1]), "decisions": int(s[2]), "seconds": dt,
+            "mean_points": (s[3:7] / max(1, s[0])).tolist(), "wins": s[7:11].tolist()}
