@@ -10,3 +10,5 @@ __all__ = ["Game", "RuleConfig", "replay", "RecordError", "IllegalActionError"]
 __version__ = "0.1.0"
 from .vector import selfplay  # noqa: E402
 __all__.append("selfplay")
+from .env import env, raw_env, parallel_env  # noqa: E402
+__all__ += ["env", "raw_env", "parallel_env"]

@@ -1,0 +1,215 @@
+"""馬将 (Majiang) as a PettingZoo AEC environment.
+
+This environment is part of the ``majiang_env`` project (not of PettingZoo's
+own classic suite); it follows the classic environments' conventions.
+
+| | |
+|---|---|
+| Import | `from majiang_env import env` (also `raw_env`, `parallel_env`) |
+| Actions | Discrete(156) |
+| Parallel API | Yes (`parallel_env`, via `turn_based_aec_to_parallel`) |
+| Manual Control | No |
+| Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
+| Agents | 4 |
+| Action Shape | Discrete(156) |
+| Action Values | Discrete(156) |
+| Observation Shape | dict: `"observation"` (OBS_SIZE,) = (436,), `"action_mask"` (156,) |
+| Observation Values | `"observation"`: int16 Box; `"action_mask"`: int8 Box(0, 1, (156,)) |
+
+One episode is one game of `hands_per_game` hands (default 4). Agent
+`player_i` is seat i (東 南 西 北 for i = 0..3). Forced decisions (exactly one
+legal action) are applied by the engine itself; agents are asked only for real
+choices.
+
+``env(render_mode=None, rules=None, **options)``: ``rules`` is a
+``RuleConfig`` (or dict); ``options`` are ``RuleConfig`` field overrides
+(RULES.md §10), e.g. ``env(hands_per_game=1, chow_from="previous")``.
+
+### Observation Space
+
+``observe(agent)`` returns a dict ``{"observation", "action_mask"}``. The
+observation is an int16 vector (``majiang_env.kernel.observe.OBS_SIZE``)
+holding exactly what RULES.md §11 lets that player see. Seats are relative:
+r = 0 is the observer, r = 1 the next seat, and so on.
+
+| segment | length | content |
+|---|---|---|
+| `OBS_HAND` (0) | 36 | own concealed hand, count per kind |
+| `OBS_DRAWN` (36) | 36 | own card drawn this turn (one-hot kind) |
+| `OBS_SIDE` (72) | 4x36 | side cards per relative seat (others only if `side_cards_public`) |
+| `OBS_RIVER` (216) | 4x18 | river cards, kind + 1 (0 = empty), in order |
+| `OBS_RFLAG` (288) | 4x18 | per river card: bits 0-3 picked up by relative seat, bits 4-7 won on by relative seat, bit 8 kan card |
+| `OBS_MELD` (360) | 4x4x3 | melds per relative seat: type (1 刻 2 順 3 暗 4 明), kind + 1 (順: lowest kind), 1 if it holds a stand-in |
+| `OBS_CLAIM` (408) | 4 | claimable discard of each relative seat, kind + 1 |
+| `OBS_SCALAR` (412) | 24 | seat, hand index, start seat (rel), lap, phase, slot, wins, took (0/1/2), picked kind + 1, exchange left, retired x4 (rel), scores x4 (rel), square cards left x4, 2 spare |
+
+A player never sees another player's hand, drawn card, side cards (unless
+public), stand-ins or any square.
+
+### Legal Actions Mask
+
+``observation["action_mask"]`` (int8, 156) marks exactly the legal actions of
+the acting agent at this decision; it is all zeros for every other agent.
+
+### Action Space
+
+`d` is a seat offset: the seat `(me + d) % 4`, d = 1 is the next seat.
+
+| ids | phase | action |
+|---|---|---|
+| 0–35 | discard | 打 discard one card of kind `id` |
+| 36–71 | discard | 暗 concealed kan of kind `id - 36` |
+| 72–107 | discard | 明 added kan on your 刻 meld of kind `id - 72` |
+| 108 | discard | 模 tsumo |
+| 109 | discard | pass (last lap only, RULES.md §6) |
+| 110 | take | 引 draw |
+| 111–113 | take | 刻 pung the claimable discard of seat offset d = `id - 110` |
+| 114–116 | take | 順 chow the chow-source seat's claimable discard, which is the low / middle / high card of the run |
+| 117–119 | take | 栄 ron the claimable discard of seat offset d = `id - 116` |
+| 120–155 | exchange | 変 set aside one card of kind `id - 120` as a side card |
+
+`kind = face * 9 + (number - 1)`; faces 0 青 blue, 1 赤 red, 2 黄 yellow, 3 緑 green.
+
+### Rewards
+
+At the end of each hand every agent receives its point change for that hand
+(integers, summing to 0 under `payment="zero_sum"`), on the step that closed
+the hand. All other steps give 0. Over an episode the cumulative rewards are
+the final game scores.
+
+Illegal moves: through ``env()`` (``TerminateIllegalWrapper``) an illegal
+action ends the game, the offender gets ``illegal_reward = -1000`` and the
+others 0. ``raw_env`` raises the engine's ``ValueError``
+(``IllegalActionError``) and leaves the game unchanged.
+
+### Version History
+
+* v1: Initial release (`majiang_v1`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+from .game import Game
+from .kernel.observe import OBS_SIZE
+from .rules import NUM_ACTIONS, make_rules
+
+__all__ = ["env", "raw_env", "parallel_env", "ILLEGAL_REWARD"]
+
+ILLEGAL_REWARD = -1000
+
+
+def env(**kwargs):
+    """The wrapped AEC environment (PettingZoo classic wrappers)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs):
+    """The parallel form of ``env()`` (non-acting agents' actions are ignored)."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    metadata = {
+        "name": "majiang_v1",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": True,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode=None, rules=None, **options):
+        EzPickle.__init__(self, render_mode=render_mode, rules=rules, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
+                             f"or None, not {render_mode!r}")
+        self.render_mode = render_mode
+        self.rules = make_rules(rules, **options)
+        self.possible_agents = [f"player_{i}" for i in range(4)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        i16 = np.iinfo(np.int16)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=i16.min, high=i16.max, shape=(OBS_SIZE,), dtype=np.int16),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.game = None
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        self.game = Game(self.rules, seed=seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        g = self.game
+        if g is not None and not g.done and g.current_player == seat:
+            mask = g.legal_mask()
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": g.observe(seat), "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0
+        deltas = self.game.step(int(action))  # raises ValueError if illegal
+        for a in self.agents:
+            self.rewards[a] = int(deltas[self._seat[a]])
+        if self.game.done:
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "use env(render_mode='ansi' | 'human' | 'rgb_array')")
+            return None
+        from .render import render_ansi, render_rgb
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return render_ansi(self.game)
+        if self.render_mode == "human":
+            print(render_ansi(self.game))
+            return None
+        return render_rgb(self.game)
+
+    def close(self):
+        pass
