@@ -632,9 +632,8 @@ def apply(st, rules, action):
 
 
 @njit(cache=True)
-def advance(st, rules, wt, mask, action):
-    """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
-    apply(st, rules, action)
+def settle(st, rules, wt, mask):
+    """Compute the mask at the current state, applying forced actions when auto_forced."""
     n = legal(st, rules, wt, mask)
     if rules[R_AUTO_FORCED]:
         while n == 1:
@@ -647,14 +646,7 @@ def advance(st, rules, wt, mask, action):
 
 
 @njit(cache=True)
-def settle(st, rules, wt, mask):
-    """Compute the mask at the current state, applying forced actions when auto_forced."""
-    n = legal(st, rules, wt, mask)
-    if rules[R_AUTO_FORCED]:
-        while n == 1:
-            a = 0
-            while mask[a] == 0:
-                a += 1
-            apply(st, rules, a)
-            n = legal(st, rules, wt, mask)
-    return n
+def advance(st, rules, wt, mask, action):
+    """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
+    apply(st, rules, action)
+    return settle(st, rules, wt, mask)
