@@ -195,27 +195,69 @@ def test_last_lap_only_draw_ron_then_tsumo_pass():
         g.step(rng.choice([a for a in legal if a not in (108, 117, 118, 119)] or legal))
 
 
-def test_claimable_only_latest_and_since_previous_turn():
-    rng = random.Random(2)
-    g = Game(RuleConfig(exchange=False), seed=5)
-    for _ in range(400):
-        if g.done:
-            break
-        st = g._st
-        p = g.current_player
-        if g.phase == "take":
+def _expected_chows(st, p, q):
+    n = st[L.NRIVER + q]
+    if n == 0 or st[L.RSLOT + q * 18 + n - 1] <= st[L.LAST + p]:
+        return set()
+    k = int(st[L.RIVER + q * 18 + n - 1]) >> 2
+    num, have = k % 9, lambda kk: st[L.HCNT + p * 36 + kk] > 0
+    out = set()
+    if num <= 6 and have(k + 1) and have(k + 2):
+        out.add(114)
+    if 1 <= num <= 7 and have(k - 1) and have(k + 1):
+        out.add(115)
+    if num >= 2 and have(k - 2) and have(k - 1):
+        out.add(116)
+    return out
+
+
+@pytest.mark.parametrize("chow_from", ["next", "previous"])
+def test_claimable_only_latest_and_since_previous_turn(chow_from):
+    off = 1 if chow_from == "next" else 3
+    seen_chow = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        g = Game(RuleConfig(exchange=False, chow_from=chow_from), seed=seed, auto_forced=False)
+        while not g.done:
+            st = g._st
+            p = g.current_player
             legal = set(g.legal_actions())
-            for d in range(1, 4):
-                q = (p + d) % 4
-                n = st[L.NRIVER + q]
-                fresh = n > 0 and st[L.RSLOT + q * 18 + n - 1] > st[L.LAST + p]
-                if not fresh:
-                    assert (110 + d) not in legal and (116 + d) not in legal
-                    if d == 1:
-                        assert not legal & {114, 115, 116}
-            # chow only from the next seat by default
-            q3 = (p + 3) % 4
-        g.step(biased_choice(rng, g.legal_actions()))
+            if g.phase == "take" and g.lap < 19:
+                for d in range(1, 4):
+                    q = (p + d) % 4
+                    n = st[L.NRIVER + q]
+                    fresh = n > 0 and st[L.RSLOT + q * 18 + n - 1] > st[L.LAST + p]
+                    if not fresh:
+                        assert (110 + d) not in legal and (116 + d) not in legal
+                # 順 only from the chow-source seat: a run with another seat's discard is not offered
+                chows = legal & {114, 115, 116}
+                assert chows == _expected_chows(st, p, (p + off) % 4)
+                seen_chow += bool(chows)
+            g.step(biased_choice(rng, sorted(legal)))
+    assert seen_chow > 0
+
+
+def test_kan_card_can_be_won_on_and_picked_up():
+    """A 暗/明 card lies in the river like a discard: claimable (for 刻/順/栄) by others."""
+    found = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        g = Game(RuleConfig(exchange=False), seed=seed, auto_forced=False)
+        while not g.done:
+            st = g._st
+            p = g.current_player
+            if g.phase == "take":
+                for d in range(1, 4):
+                    q = (p + d) % 4
+                    n = st[L.NRIVER + q]
+                    if n and st[L.RFLAG + q * 18 + n - 1] & 256 and st[L.RSLOT + q * 18 + n - 1] > st[L.LAST + p]:
+                        k = int(st[L.RIVER + q * 18 + n - 1]) >> 2
+                        legal = set(g.legal_actions())
+                        assert ((110 + d) in legal) == (st[L.HCNT + p * 36 + k] >= 2 and g.lap < 19)
+                        assert ((116 + d) in legal) == core.is_win(st, win_table(), p, k)
+                        found += 1
+            g.step(biased_choice(rng, g.legal_actions()))
+    assert found > 0
 
 
 # ---- bad input ---------------------------------------------------------------------------
