@@ -147,6 +147,7 @@ class raw_env(AECEnv, EzPickle):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.game = None
         self.rewards = {a: 0 for a in self.agents}
+        self._rewarded = False
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -163,6 +164,7 @@ class raw_env(AECEnv, EzPickle):
         self.game = Game(self.rules, seed=seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
+        self._rewarded = False
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -184,14 +186,20 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         self._cumulative_rewards[agent] = 0
-        deltas = self.game.step(int(action))  # raises ValueError if illegal
-        for a in self.agents:
-            self.rewards[a] = int(deltas[self._seat[a]])
-        if self.game.done:
-            self.terminations = {a: True for a in self.agents}
+        g = self.game
+        hand = g.hand_index
+        g.step(action)  # raises ValueError if illegal, changing nothing
+        if g.hand_index != hand:  # a hand closed: everyone gets its point change
+            deltas = g.hand_deltas(hand).tolist()
+            self.rewards = {a: deltas[self._seat[a]] for a in self.agents}
+            self._accumulate_rewards()
+        elif self._rewarded:
+            self.rewards = dict.fromkeys(self.agents, 0)
+        self._rewarded = g.hand_index != hand
+        if g.done:
+            self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[g.current_player]
         if self.render_mode == "human":
             self.render()
 

@@ -12,6 +12,7 @@ import numpy as np
 from . import tables
 from .kernel import core
 from .kernel import layout as L
+from .kernel.observe import OBS_SIZE, observe as _observe
 from .rules import (NUM_ACTIONS, RuleConfig, SHAPE_NAMES, action_name, kind_name,
                     make_rules)
 
@@ -121,9 +122,8 @@ class Game:
 
     # ---- observation -------------------------------------------------------
     def observe(self, seat: int) -> np.ndarray:
-        from .kernel.observe import OBS_SIZE, observe
         out = np.zeros(OBS_SIZE, np.int16)
-        observe(self._st, self._rules, int(seat), out)
+        _observe(self._st, self._rules, int(seat), out)
         return out
 
     # ---- records -----------------------------------------------------------
