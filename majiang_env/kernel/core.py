@@ -650,3 +650,19 @@ def advance(st, rules, wt, mask, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
     apply(st, rules, action)
     return settle(st, rules, wt, mask)
+
+
+@njit(cache=True)
+def layout_signature():
+    """Offsets as compiled into this module's cached machine code (see check_cache)."""
+    return SCORES + 7 * SQUARES + 31 * MELDS + 131 * WINS + 1031 * DECLOG
+
+
+def check_cache():
+    """numba's cache keys a function on its own source file only, so a change of
+    layout.py alone would leave stale offsets in cached code: detect it loudly."""
+    from . import layout
+    want = layout.SCORES + 7 * layout.SQUARES + 31 * layout.MELDS + 131 * layout.WINS + 1031 * layout.DECLOG
+    if layout_signature() != want:
+        raise RuntimeError("majiang_env: numba's cached kernel was compiled for another state layout; "
+                           "delete the __pycache__ folders under majiang_env/kernel and import again")
