@@ -12,7 +12,7 @@ from ..rules import (R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_DISCARD_DRAWN, R_KUIKAE,
                      R_FURITEN, R_REQ_YAKU, R_WINS_TO_CLOSE, R_PAYMENT, R_AUTO_FORCED,
                      GROUP)
 from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN,
-                     HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NHAND, SIDE,
+                     HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NCOL, NHAND, SIDE,
                      NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND, LAST, RETIRED,
                      WINS, WIN_W, DECLOG, MAX_DEC, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
                      PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER)
@@ -66,6 +66,7 @@ def add_card(st, p, card):
     st[HMASK + p * 36 + k] |= 1 << (card & 3)
     st[HCNT + p * 36 + k] += 1
     st[KEYS + p * 4 + k // 9] += POW5[k % 9]
+    st[NCOL + p * 4 + k // 9] += 1
     st[NHAND + p] += 1
 
 
@@ -78,6 +79,7 @@ def remove_lowest(st, p, k):
     st[HMASK + p * 36 + k] = m & ~(1 << c)
     st[HCNT + p * 36 + k] -= 1
     st[KEYS + p * 4 + k // 9] -= POW5[k % 9]
+    st[NCOL + p * 4 + k // 9] -= 1
     st[NHAND + p] -= 1
     return k * 4 + c
 
@@ -138,25 +140,23 @@ def claimable(st, p, q):
 @njit(cache=True)
 def is_win(st, wt, p, extra):
     """Concealed hand of p (+ one card of kind ``extra`` if >= 0) is 1 pair + melds."""
-    npair = 0
-    for c in range(4):
-        key = st[KEYS + p * 4 + c]
-        n = 0
-        for j in range(9):
-            n += st[HCNT + p * 36 + c * 9 + j]
-        if extra >= 0 and extra // 9 == c:
-            key += POW5[extra % 9]
-            n += 1
-        r = n % 3
-        if r == 1:
+    ec = extra // 9 if extra >= 0 else -1
+    pair = -1
+    for c in range(4):  # residues first: most hands fail here without a table look-up
+        r = (st[NCOL + p * 4 + c] + (1 if c == ec else 0)) % 3
+        if r == 1 or (r == 2 and pair >= 0):
             return False
         if r == 2:
-            npair += 1
-            if npair > 1 or not (wt[key] & 2):
-                return False
-        elif not (wt[key] & 1):
+            pair = c
+    if pair < 0:
+        return False
+    for c in range(4):
+        key = st[KEYS + p * 4 + c]
+        if c == ec:
+            key += POW5[extra % 9]
+        if not (wt[key] & (2 if c == pair else 1)):
             return False
-    return npair == 1
+    return True
 
 
 # ---- scoring (RULES.md §9) --------------------------------------------------
