@@ -1,3 +1,5 @@
+import functools
+import itertools
 import json
 import random
 import subprocess
@@ -39,53 +41,46 @@ def test_bad_rule_value(field, value):
 
 
 # ---- tables ----------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
 def _brute(counts, need_pair):
-    counts = list(counts)
+    """Can ``counts`` (tuple of 9) split into melds (plus one pair if need_pair)?"""
     if sum(counts) == 0:
         return not need_pair
+    c = list(counts)
     if need_pair:
         for i in range(9):
-            if counts[i] >= 2:
-                counts[i] -= 2
-                if _brute(counts, False):
+            if c[i] >= 2:
+                c[i] -= 2
+                if _brute(tuple(c), False):
                     return True
-                counts[i] += 2
+                c[i] += 2
         return False
-    i = next(j for j in range(9) if counts[j])
-    if counts[i] >= 3:
-        counts[i] -= 3
-        ok = _brute(counts, False)
-        counts[i] += 3
-        if ok:
+    i = next(j for j in range(9) if c[j])
+    if c[i] >= 3:
+        c[i] -= 3
+        if _brute(tuple(c), False):
             return True
-    if i <= 6 and counts[i + 1] and counts[i + 2]:
+        c[i] += 3
+    if i <= 6 and c[i + 1] and c[i + 2]:
         for j in (i, i + 1, i + 2):
-            counts[j] -= 1
-        ok = _brute(counts, False)
-        for j in (i, i + 1, i + 2):
-            counts[j] += 1
-        return ok
+            c[j] -= 1
+        return _brute(tuple(c), False)
     return False
 
 
-def test_win_table_against_brute_force():
+def test_win_table_against_brute_force_on_every_reachable_key():
+    """Every colour key of at most 14 cards (all a hand can hold) is checked."""
     wt = win_table()
-    rng = np.random.default_rng(0)
-    keys = set(rng.integers(0, 5 ** 9, 20000).tolist())
-    # plus every key with at most 14 cards reachable by small counts
-    for n in range(0, 15, 1):
-        for _ in range(300):
-            c = np.zeros(9, int)
-            for k in rng.integers(0, 9, n):
-                if c[k] < 4:
-                    c[k] += 1
-            keys.add(colour_key(c))
-    for key in keys:
-        c = [(key // 5 ** j) % 5 for j in range(9)]
-        if sum(c) > 14:
+    pow5 = [5 ** j for j in range(9)]
+    checked = 0
+    for counts in itertools.product(range(5), repeat=9):
+        if sum(counts) > 14:
             continue
-        assert bool(wt[key] & 1) == _brute(c, False), c
-        assert bool(wt[key] & 2) == _brute(c, True), c
+        key = sum(c * w for c, w in zip(counts, pow5))
+        assert bool(wt[key] & 1) == _brute(counts, False), counts
+        assert bool(wt[key] & 2) == _brute(counts, True), counts
+        checked += 1
+    assert checked > 100_000
 
 
 # ---- scoring ---------------------------------------------------------------------
