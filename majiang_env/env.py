@@ -146,13 +146,16 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.game = None
+        self._clear_episode()
+        self.agent_selection = self.agents[0]
+
+    def _clear_episode(self):
         self.rewards = {a: 0 for a in self.agents}
         self._rewarded = False
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -163,12 +166,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed=None, options=None):
         self.game = Game(self.rules, seed=seed)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
-        self._rewarded = False
-        self._cumulative_rewards = {a: 0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self._clear_episode()
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self.game.current_player]
 
