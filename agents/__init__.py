@@ -1,0 +1,9 @@
+"""Baseline agents for majiang_env.
+
+Every agent is a callable ``agent(obs) -> action`` over a PettingZoo observation
+dict ``{"observation": ..., "action_mask": ...}`` and returns a legal action id.
+With a bare ``Game``, build the dict with :func:`game_obs`.
+"""
+from .random_agent import RandomAgent, game_obs
+
+__all__ = ["RandomAgent", "game_obs"]
