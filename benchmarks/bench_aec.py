@@ -1,7 +1,8 @@
 """AEC-loop throughput of majiang_env.env() next to PettingZoo's connect_four_v3.
 
 The usual ``agent_iter()`` / ``last()`` / masked-random-action loop through the
-wrapped environments, N games each, in the same run. Prints decisions/s
+wrapped environments (``env()``, PettingZoo's classic wrappers or equivalent),
+N games each, in the same run, with the same loop and random-legal policy. Prints decisions/s
 (steps with a live agent) and the ratio.
 
     python benchmarks/bench_aec.py [--games 20] [--c4-games 2000] [--seed 0]
@@ -24,7 +25,8 @@ def run(make_env, games, seed):
             if term or trunc:
                 e.step(None)
                 continue
-            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(legal.size)]))
             decisions += 1
     dt = time.perf_counter() - t0
     e.close()

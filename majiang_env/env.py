@@ -77,9 +77,10 @@ At the end of each hand every agent receives its point change for that hand
 the hand. All other steps give 0. Over an episode the cumulative rewards are
 the final game scores.
 
-Illegal moves: through ``env()`` (``TerminateIllegalWrapper``) an illegal
-action ends the game, the offender gets ``illegal_reward = -1000`` and the
-others 0. ``raw_env`` raises the engine's ``ValueError``
+Illegal moves: through ``env()`` (``ClassicWrapper``, one layer equivalent to
+PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+``OrderEnforcingWrapper``) an illegal action ends the game, the offender
+gets ``illegal_reward = -1000`` and the others 0. ``raw_env`` raises the engine's ``ValueError``
 (``IllegalActionError``) and leaves the game unchanged.
 
 ### Version History
@@ -94,23 +95,100 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .game import Game
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
 
-__all__ = ["env", "raw_env", "parallel_env", "ILLEGAL_REWARD"]
+__all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD"]
 
 ILLEGAL_REWARD = -1000
 
 
 def env(**kwargs):
-    """The wrapped AEC environment (PettingZoo classic wrappers)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The wrapped AEC environment: ``raw_env`` inside :class:`ClassicWrapper`."""
+    return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
+
+
+def _forward(name):
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+    return property(get, doc=f"``{name}`` of the wrapped environment (after reset).")
+
+
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's three classic wrappers in one layer.
+
+    Behaves as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(env, illegal_reward)))``: an out-of-space action
+    fails an ``AssertionError``; an action the mask forbids warns, ends the game
+    for everyone (terminated and truncated) and gives the offender
+    ``illegal_reward`` (others 0); using the env before ``reset`` raises the
+    order-enforcing errors. One layer instead of three, with the episode
+    attributes read straight from the wrapped env, is what keeps the AEC loop
+    fast (``benchmarks/bench_aec.py``); ``tests/test_env.py`` checks it against
+    the three stacked PettingZoo wrappers step by step.
+    """
+
+    def __init__(self, env, illegal_reward):
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+
+    agents = _forward("agents")
+    agent_selection = _forward("agent_selection")
+    rewards = _forward("rewards")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+
+    @property
+    def num_agents(self):
+        return len(self.agents)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def last(self, observe=True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self.env
+        a = raw.agent_selection
+        return (raw.observe(a) if observe else None, raw._cumulative_rewards[a],
+                raw.terminations[a], raw.truncations[a], raw.infos[a])
+
+    def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and dead) or (
+            (0 <= action < NUM_ACTIONS) if type(action) is int
+            else raw.action_space(agent).contains(action)), "action is not in action space"
+        if dead or raw.game.is_legal(action):
+            raw.step(action)
+            return
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.agents, 0)
+        raw.rewards[agent] = self._illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+    def __str__(self):
+        return str(self.env)
 
 
 def parallel_env(**kwargs):

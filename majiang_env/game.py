@@ -100,6 +100,10 @@ class Game:
     def legal_mask(self) -> np.ndarray:
         return self._mask.copy()
 
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an int in 0..155) is legal now."""
+        return bool(self._mask[action])
+
     def legal_actions(self) -> list:
         return np.flatnonzero(self._mask).tolist()
 

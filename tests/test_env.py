@@ -141,6 +141,59 @@ def test_illegal_action_through_env():
     assert e._cumulative_rewards[agent] == -1000
 
 
+def _stacked_classic_wrappers():
+    """What ``env()`` stands for: PettingZoo's own three classic wrappers."""
+    from pettingzoo.utils import wrappers
+    e = wrappers.TerminateIllegalWrapper(raw_env(), illegal_reward=-1000)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
+
+
+def _snapshot(e):
+    obs, rew, term, trunc, info = e.last()
+    return (e.agent_selection, list(e.agents), obs["observation"].tobytes(),
+            obs["action_mask"].tobytes(), float(rew), term, trunc, dict(e.rewards),
+            dict(e._cumulative_rewards), dict(e.terminations), dict(e.truncations))
+
+
+@pytest.mark.parametrize("seed,illegal_at", [(0, None), (1, 30), (2, 0), (3, 200)])
+def test_classic_wrapper_equals_stacked_wrappers(seed, illegal_at):
+    """env()'s one-layer wrapper behaves step by step like the three stacked ones,
+    including an illegal move (which ends the game) and the dead steps after it."""
+    ours, theirs = env(), _stacked_classic_wrappers()
+    for e in (ours, theirs):
+        with pytest.raises(AttributeError):
+            e.agent_selection
+        with pytest.raises(Exception) as info:
+            e.step(0)
+        assert "reset" in str(info.value)
+    rng = random.Random(seed)
+    ours.reset(seed=seed)
+    theirs.reset(seed=seed)
+    n = 0
+    for agent, agent2 in zip(ours.agent_iter(), theirs.agent_iter()):
+        assert agent == agent2
+        snap = _snapshot(ours)
+        assert snap == _snapshot(theirs)
+        if snap[5] or snap[6]:
+            action = None
+        else:
+            mask = np.frombuffer(snap[3], np.int8)
+            pool = np.flatnonzero(mask == 0) if n == illegal_at else np.flatnonzero(mask)
+            action = int(rng.choice(list(pool)))
+            n += 1
+        ours.step(action)
+        theirs.step(action)
+    assert n == illegal_at + 1 if illegal_at is not None else n > 100
+    assert ours.agents == theirs.agents == []
+    for e in (ours, theirs):
+        e.reset(seed=seed)
+        with pytest.raises(AssertionError):
+            e.step(156)
+        with pytest.raises(AssertionError):
+            e.step(None)
+    assert str(ours) == str(theirs) == "majiang_v1"
+
+
 def test_illegal_action_raw_env_raises():
     e = raw_env()
     e.reset(seed=4)
