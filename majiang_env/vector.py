@@ -86,13 +86,21 @@ AGENTS = {"random": batch.AGENT_RANDOM}
 
 
 def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "random"), seed: int = 0,
-             num_envs: int = 1024, rules=None, progress: bool = False) -> dict:
-    """Play ``num_games`` whole games inside the compiled kernel; return stats (API.md)."""
+             num_envs: int = 1024, rules=None, progress: bool = False, first_game: int = 0) -> dict:
+    """Play ``num_games`` whole games inside the compiled kernel; return stats (API.md).
+
+    The games are ``first_game .. first_game + num_games - 1`` of the run: game j
+    is dealt from ``game_seed(seed, j)`` and its random agents draw from a stream
+    derived from that seed alone, so the stats of consecutive ranges add up to
+    those of one call over their union (``majiang_env.distributed`` relies on it).
+    """
     agents = tuple(agents)
     if len(agents) != 4 or any(a not in AGENTS for a in agents):
         raise ValueError(f"agents must be 4 names from {sorted(AGENTS)}, got {agents!r}")
     if not isinstance(num_games, (int, np.integer)) or num_games < 0:
         raise ValueError(f"num_games must be a non-negative int, got {num_games!r}")
+    if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)) or first_game < 0:
+        raise ValueError(f"first_game must be a non-negative int, got {first_game!r}")
     rules = make_rules(rules)
     seed = _check_seed(seed)
     B = max(1, min(int(num_envs), int(num_games)))
@@ -102,7 +110,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     codes = np.array([AGENTS[a] for a in agents], np.int32)
     t = time.perf_counter()
     batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed),
-                          int(num_games), codes, stats)
+                          int(num_games), codes, stats, int(first_game))
     dt = time.perf_counter() - t
     s = stats.sum(0)
     return {"games": int(s[0]), "hands": int(s[1]), "decisions": int(s[2]), "seconds": dt,

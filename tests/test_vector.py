@@ -74,3 +74,13 @@ def test_vector_bad_actions():
         else:
             raise AssertionError(f"accepted {bad}")
     assert (vg._st == before).all()
+
+
+def test_selfplay_first_game_ranges_add_up():
+    whole = selfplay(30, seed=7, num_envs=8)
+    parts = [selfplay(n, seed=7, num_envs=b, first_game=f) for f, n, b in ((0, 11, 4), (11, 1, 8), (12, 18, 5))]
+    for k in ("games", "hands", "decisions", "wins"):
+        assert whole[k] == (sum(p[k] for p in parts) if k != "wins"
+                            else [sum(p[k][q] for p in parts) for q in range(4)])
+    pts = [sum(round(p["mean_points"][q] * p["games"]) for p in parts) for q in range(4)]
+    assert pts == [round(x * 30) for x in whole["mean_points"]]

@@ -65,16 +65,16 @@ def _pick_random(rng, mask, n):
 
 
 @njit(cache=True, parallel=True)
-def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats):
-    """Play games 0..num_games-1 (slot b plays b, b+B, ...); stats[b] accumulates
-    games, hands, decisions, points x4, wins x4."""
+def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first=0):
+    """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...);
+    stats[b] accumulates games, hands, decisions, points x4, wins x4."""
     B = st.shape[0]
     for b in prange(B):
         row = st[b]
         m = mask[b]
         rng = np.zeros(1, np.uint64)
         for k in range((num_games - b + B - 1) // B):
-            g = b + k * B
+            g = first + b + k * B
             n = _restart(row, rules, wt, m, seed, g)
             rng[0] = mix64(game_seed(seed, g) ^ U64(0xA5A5A5A5))
             while n > 0:
