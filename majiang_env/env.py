@@ -39,7 +39,7 @@ r = 0 is the observer, r = 1 the next seat, and so on.
 | `OBS_SIDE` (72) | 4x36 | side cards per relative seat (others only if `side_cards_public`) |
 | `OBS_RIVER` (216) | 4x18 | river cards, kind + 1 (0 = empty), in order |
 | `OBS_RFLAG` (288) | 4x18 | per river card: bits 0-3 picked up by relative seat, bits 4-7 won on by relative seat, bit 8 kan card |
-| `OBS_MELD` (360) | 4x4x3 | melds per relative seat: type (1 刻 2 順 3 暗 4 明), kind + 1 (順: lowest kind), 1 if it holds a stand-in |
+| `OBS_MELD` (360) | 4x4x3 | melds per relative seat, in the order made: type (1 刻 2 順 3 暗 4 明; 刻 順 明 hold one unseen stand-in), kind + 1 (順: its lowest kind), the claimed discard's kind + 1 (刻 順 明; 0 for 暗) |
 | `OBS_CLAIM` (408) | 4 | claimable discard of each relative seat, kind + 1 |
 | `OBS_SCALAR` (412) | 24 | seat, hand index, start seat (rel), lap, phase, slot, wins, took (0/1/2), picked kind + 1, exchange left, retired x4 (rel), scores x4 (rel), square cards left x4, 2 spare |
 

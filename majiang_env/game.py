@@ -22,8 +22,6 @@ MELD_TYPE_NAMES = {1: "pung", 2: "chow", 3: "ankan", 4: "minkan",
                    5: "concealed_triplet", 6: "concealed_run"}
 
 
-core.check_cache()
-
 
 class RecordError(ValueError):
     """A game record that cannot be replayed; the message names the first problem."""

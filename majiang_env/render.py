@@ -39,24 +39,16 @@ def _seat_view(game, p, seat):
     side = None
     if open_hand or rules.side_cards_public:
         side = [int(st[L.SIDE + p * 4 + i]) for i in range(st[L.NSIDE + p])]
-    picked = []  # cards seat p picked up, in the order it picked them (one per 刻/順)
-    for q in range(4):
-        for i in range(st[L.NRIVER + q]):
-            if st[L.RFLAG + q * 18 + i] >> p & 1:
-                picked.append((int(st[L.RSLOT + q * 18 + i]), int(st[L.RIVER + q * 18 + i])))
-    picked = [c for _, c in sorted(picked)]
     melds = []
     for i in range(st[L.NMELD + p]):
-        m = L.MELDS + (p * 4 + i) * 6
+        m = L.MELDS + (p * 4 + i) * L.MELD_W
         t, k = int(st[m]), int(st[m + 1])
         if t == L.MT_ANKAN:
             shown, stand_in = [int(st[m + 2]), int(st[m + 3]), int(st[m + 4])], None
         else:
-            shown, stand_in = [int(st[m + 2]), int(st[m + 3])], int(st[m + 4])
-            if picked:
-                shown.append(picked.pop(0))
-            if t == L.MT_MINKAN and st[m + 5] >= 0:
-                shown.append(int(st[m + 5]))
+            shown, stand_in = [int(st[m + 2]), int(st[m + 3]), int(st[m + 5])], int(st[m + 4])
+            if t == L.MT_MINKAN:
+                shown.append(int(st[m + 6]))
         melds.append({"type": t, "kind": k, "shown": sorted(shown),
                       "stand_in": stand_in if seat is None else (None if stand_in is None else -1)})
     river = []

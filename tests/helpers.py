@@ -36,7 +36,7 @@ def card_places(g):
         for i in range(st[L.NSIDE + p]):
             places[int(st[L.SIDE + p * 4 + i])].append(f"side{p}")
         for i in range(st[L.NMELD + p]):
-            m = L.MELDS + (p * 4 + i) * 6
+            m = L.MELDS + (p * 4 + i) * L.MELD_W
             for c in st[m + 2:m + 5]:
                 places[int(c)].append(f"meld{p}")
         for i in range(st[L.NRIVER + p]):

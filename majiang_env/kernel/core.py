@@ -14,7 +14,7 @@ from ..rules import (R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_DISCARD_DRAWN, R_KUIKAE,
 from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN,
                      HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NCOL, NHAND, SIDE,
                      NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND, LAST, RETIRED,
-                     WINS, WIN_W, DECLOG, MAX_DEC, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
+                     WINS, WIN_W, DECLOG, MAX_DEC, MELD_W, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
                      PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER)
 
 POW5 = np.array([5 ** j for j in range(9)], np.int32)
@@ -269,8 +269,8 @@ def score_win(st, p, extra, out):
     otype = np.zeros(4, np.int64)
     okind = np.zeros(4, np.int64)
     for i in range(nm):
-        t = st[MELDS + (p * 4 + i) * 6]
-        k = st[MELDS + (p * 4 + i) * 6 + 1]
+        t = st[MELDS + (p * 4 + i) * MELD_W]
+        k = st[MELDS + (p * 4 + i) * MELD_W + 1]
         mtype[i] = 0 if t == MT_CHOW else 1
         mkan[i] = 1 if (t == MT_ANKAN or t == MT_MINKAN) else 0
         mface[i] = k // 9
@@ -387,7 +387,7 @@ def discard_options_exist(st, p, banned):
         if c == 4:
             return True
     for i in range(st[NMELD + p]):
-        if st[MELDS + (p * 4 + i) * 6] == MT_PUNG and st[HCNT + p * 36 + st[MELDS + (p * 4 + i) * 6 + 1]] > 0:
+        if st[MELDS + (p * 4 + i) * MELD_W] == MT_PUNG and st[HCNT + p * 36 + st[MELDS + (p * 4 + i) * MELD_W + 1]] > 0:
             return True
     return False
 
@@ -474,7 +474,7 @@ def legal(st, rules, wt, mask):
             mask[36 + k] = 1
             n += 1
     for i in range(st[NMELD + p]):
-        m = MELDS + (p * 4 + i) * 6
+        m = MELDS + (p * 4 + i) * MELD_W
         if st[m] == MT_PUNG and st[hc + st[m + 1]] > 0:
             mask[72 + st[m + 1]] = 1
             n += 1
@@ -493,14 +493,15 @@ def to_river(st, p, card, kan):
 
 
 @njit(cache=True)
-def add_meld(st, p, t, k, c0, c1, c2, c3):
-    m = MELDS + (p * 4 + st[NMELD + p]) * 6
+def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
+    m = MELDS + (p * 4 + st[NMELD + p]) * MELD_W
     st[m] = t
     st[m + 1] = k
     st[m + 2] = c0
     st[m + 3] = c1
     st[m + 4] = c2
-    st[m + 5] = c3
+    st[m + 5] = claimed
+    st[m + 6] = kan
     st[NMELD + p] += 1
 
 
@@ -588,7 +589,7 @@ def apply(st, rules, action):
         if action < 114:
             c0 = remove_lowest(st, p, k)
             c1 = remove_lowest(st, p, k)
-            add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), -1)
+            add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), card, -1)
         else:
             low = k - (action - 114)
             ks = np.empty(2, np.int64)
@@ -599,7 +600,7 @@ def apply(st, rules, action):
                     j += 1
             c0 = remove_lowest(st, p, ks[0])
             c1 = remove_lowest(st, p, ks[1])
-            add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), -1)
+            add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), card, -1)
         st[TOOK] = 2
         st[PICK_KIND] = k
         st[PHASE] = PH_DISCARD
@@ -613,16 +614,16 @@ def apply(st, rules, action):
         c1 = remove_lowest(st, p, k)
         c2 = remove_lowest(st, p, k)
         c3 = remove_lowest(st, p, k)
-        add_meld(st, p, MT_ANKAN, k, c1, c2, c3, c0)
+        add_meld(st, p, MT_ANKAN, k, c1, c2, c3, -1, c0)
         to_river(st, p, c0, True)
     elif action < 108:  # 明
         k = action - 72
         c = remove_lowest(st, p, k)
         for i in range(st[NMELD + p]):
-            m = MELDS + (p * 4 + i) * 6
+            m = MELDS + (p * 4 + i) * MELD_W
             if st[m] == MT_PUNG and st[m + 1] == k:
                 st[m] = MT_MINKAN
-                st[m + 5] = c
+                st[m + 6] = c
         to_river(st, p, c, True)
     elif action == 108:  # 模
         drawn = st[DRAWN]
@@ -650,19 +651,3 @@ def advance(st, rules, wt, mask, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
     apply(st, rules, action)
     return settle(st, rules, wt, mask)
-
-
-@njit(cache=True)
-def layout_signature():
-    """Offsets as compiled into this module's cached machine code (see check_cache)."""
-    return SCORES + 7 * SQUARES + 31 * MELDS + 131 * WINS + 1031 * DECLOG
-
-
-def check_cache():
-    """numba's cache keys a function on its own source file only, so a change of
-    layout.py alone would leave stale offsets in cached code: detect it loudly."""
-    from . import layout
-    want = layout.SCORES + 7 * layout.SQUARES + 31 * layout.MELDS + 131 * layout.WINS + 1031 * layout.DECLOG
-    if layout_signature() != want:
-        raise RuntimeError("majiang_env: numba's cached kernel was compiled for another state layout; "
-                           "delete the __pycache__ folders under majiang_env/kernel and import again")

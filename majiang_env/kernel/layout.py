@@ -19,6 +19,7 @@ def _f(name, *shape):
 
 
 MAX_HANDS = 4
+MELD_W = 7  # fields per meld
 MAX_DEC = 180  # decisions per hand (16 exchange + 76 turns x 2 phases = 168)
 
 HAND = _f("hand index", 1)
@@ -43,7 +44,8 @@ NCOL = _f("concealed card count per seat and face colour", 4, 4)
 NHAND = _f("concealed card count", 4)
 SIDE = _f("side cards", 4, 4)
 NSIDE = _f("number of side cards", 4)
-MELDS = _f("melds: type, kind, card0, card1, stand-in, river card", 4, 4, 6)
+MELDS = _f("melds: type, kind, shown card 0, shown card 1, stand-in (暗: shown card 2), "
+           "claimed discard (刻/順, else -1), kan card in own river (暗/明, else -1)", 4, 4, MELD_W)
 NMELD = _f("number of melds", 4)
 RIVER = _f("river card ids", 4, 18)
 RSLOT = _f("slot at which each river card was placed", 4, 18)

@@ -10,8 +10,10 @@ OBS_SIDE       4x36    side cards per relative seat (others only if public)
 OBS_RIVER      4x18    river cards, kind + 1 (0 = empty), in order
 OBS_RFLAG      4x18    per river card: bits 0-3 picked up by relative seat,
                        bits 4-7 won on by relative seat, bit 8 kan card
-OBS_MELD       4x4x3   melds per relative seat: type (1 刻 2 順 3 暗 4 明),
-                       kind + 1 (順: lowest kind), 1 if it holds a stand-in
+OBS_MELD       4x4x3   melds per relative seat, in the order made: type (1 刻
+                       2 順 3 暗 4 明; 刻 順 明 hold one unseen stand-in),
+                       kind + 1 (順: its lowest kind), claimed discard's
+                       kind + 1 (刻 順 明; 0 for 暗)
 OBS_CLAIM      4       claimable discard of each relative seat, kind + 1
 OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase, slot,
                        wins, took (0/1/2), picked kind + 1, exchange left,
@@ -22,7 +24,7 @@ from numba import njit
 
 from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN
 from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
-                     SQPOS, HCNT, SIDE, NSIDE, MELDS, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
+                     SQPOS, HCNT, SIDE, NSIDE, MELDS, MELD_W, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
                      CUR, PH_DISCARD)
 from .core import claimable
 
@@ -69,10 +71,10 @@ def observe(st, rules, me, out):
             out[OBS_RIVER + r * 18 + i] = (st[RIVER + q * 18 + i] >> 2) + 1
             out[OBS_RFLAG + r * 18 + i] = _rel_bits(st[RFLAG + q * 18 + i], me)
         for i in range(st[NMELD + q]):
-            m = MELDS + (q * 4 + i) * 6
+            m = MELDS + (q * 4 + i) * MELD_W
             out[OBS_MELD + (r * 4 + i) * 3] = st[m]
             out[OBS_MELD + (r * 4 + i) * 3 + 1] = st[m + 1] + 1
-            out[OBS_MELD + (r * 4 + i) * 3 + 2] = 1 if st[m] != 3 else 0
+            out[OBS_MELD + (r * 4 + i) * 3 + 2] = (st[m + 5] >> 2) + 1 if st[m + 5] >= 0 else 0
         if r > 0:
             out[OBS_CLAIM + r] = claimable(st, me, q) + 1
     s = OBS_SCALAR
