@@ -22,7 +22,7 @@ OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase, slot,
 """
 from numba import njit
 
-from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN
+from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN, R_EXCHANGE
 from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
                      SQPOS, HCNT, SIDE, NSIDE, MELDS, MELD_W, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
                      CUR, PH_DISCARD)
@@ -88,7 +88,7 @@ def observe(st, rules, me, out):
     if st[CUR] == me:
         out[s + 7] = st[TOOK]
         out[s + 8] = st[PICK_KIND] + 1
-    out[s + 9] = 16 - st[EXCH]
+    out[s + 9] = 16 - st[EXCH] if rules[R_EXCHANGE] else 0
     for r in range(4):
         q = (me + r) % 4
         out[s + 10 + r] = st[RETIRED + q]
