@@ -183,6 +183,11 @@ class Game:
         log = st[base:base + 2 * ndec].reshape(-1, 2)
         return log.tolist()
 
+    def _repr_html_(self):
+        """Jupyter shows a ``Game`` as a picture of the table (spectator view, all hands open)."""
+        from .render import render_html
+        return render_html(self)
+
     def __repr__(self):
         return (f"Game(hand={self.hand_index}, phase={self.phase}, lap={self.lap}, "
                 f"player={self.current_player}, scores={self.scores.tolist()})")

@@ -49,6 +49,7 @@ def test_render_functions_full_game():
                 assert isinstance(render_ansi(g, seat), str)
             assert render_rgb(g).dtype == np.uint8
             assert render_html(g).startswith("<p>")
+            assert g._repr_html_() == render_html(g)  # Jupyter's picture of a Game
     assert "game over" in render_ansi(g)
 
 
