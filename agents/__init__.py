@@ -5,5 +5,6 @@ dict ``{"observation": ..., "action_mask": ...}`` and returns a legal action id.
 With a bare ``Game``, build the dict with :func:`game_obs`.
 """
 from .random_agent import RandomAgent, game_obs
+from .greedy_agent import GreedyAgent
 
-__all__ = ["RandomAgent", "game_obs"]
+__all__ = ["RandomAgent", "GreedyAgent", "game_obs"]

@@ -87,3 +87,82 @@ def win_table() -> np.ndarray:
 
 def colour_key(counts9) -> int:
     return int(np.dot(np.asarray(counts9, np.int64), POW5))
+
+
+# ---- deficiency (shanten-like) tables ---------------------------------------
+DEF_VERSION = "deficiency-v2"  # v2: uint16 with improving bits
+DEF_COLS = 10  # column m * 2 + p: m melds (0-4) and p pairs (0-1)
+
+
+def _colour_targets():
+    """Count vectors of every target of one colour: m melds (0-4) + p pairs (0-1),
+    no count above 4; yields (m, p, counts)."""
+    for m in range(5):
+        for combo in itertools.combinations_with_replacement(range(16), m):
+            base = [0] * 9
+            for i in combo:
+                for j, c in enumerate(_MELDS[i]):
+                    base[j] += c
+            if max(base) > 4:
+                continue
+            yield m, 0, base
+            for q in range(9):
+                if base[q] <= 2:
+                    t = list(base)
+                    t[q] += 2
+                    yield m, 1, t
+
+
+def _generate_deficiency_table() -> np.ndarray:
+    """uint16[5**9, 10], see ``deficiency_table``.
+
+    Missing cards of a target t = |t| - |s| for the largest s <= key that is also
+    <= t; so the deficiency is |t| minus the largest ``|s|`` over s <= key with s in
+    the downward closure of the targets. Both the closure and the max over s <= key
+    are separable over the 9 digits (per-digit cumulative OR / max), done with numpy.
+    """
+    shape = (5,) * 9
+    reach = np.zeros(shape + (DEF_COLS,), np.bool_)
+    for m, p, t in _colour_targets():
+        key = sum(c * 5 ** j for j, c in enumerate(t))
+        reach.reshape(KEY_SIZE, DEF_COLS)[key, m * 2 + p] = True
+    for ax in range(9):  # downward closure: anything below a target is reachable
+        reach = np.flip(np.logical_or.accumulate(np.flip(reach, ax), axis=ax), ax)
+    size = np.zeros(shape, np.int8)  # number of cards of each key
+    for ax in range(9):
+        idx = [None] * 9
+        idx[ax] = slice(None)
+        size = size + np.arange(5, dtype=np.int8)[tuple(idx)]
+    best = np.where(reach, size[..., None], np.int8(0))  # usable cards of each key ...
+    del reach
+    for ax in range(9):  # ... maximised over every sub-multiset of the key
+        best = np.maximum.accumulate(best, axis=ax)
+    full = np.array([3 * m + 2 * p for m in range(5) for p in range(2)], np.int8)
+    d = (full - best).astype(np.uint16)
+    del best
+    packed = d.copy()
+    for ax in range(9):  # axis ax of the (5,)*9 shape is digit 8 - ax of the key
+        lo = [slice(None)] * 10
+        hi = list(lo)
+        lo[ax], hi[ax] = slice(0, 4), slice(1, 5)
+        packed[tuple(lo)] |= (d[tuple(hi)] < d[tuple(lo)]).astype(np.uint16) << np.uint16(4 + 8 - ax)
+    return packed.reshape(KEY_SIZE, DEF_COLS)
+
+
+_DEF = None
+
+
+def deficiency_table() -> np.ndarray:
+    """uint16[5**9, 10], per colour key and column m * 2 + p (m melds 0-4, p pairs 0-1):
+
+    * bits 0-3: the fewest cards missing for m melds + p pairs of that colour (a
+      target uses a kind at most 4 times; cards of the key may go unused);
+    * bits 4-12: bit 4 + j is set when one more card of number j + 1 (count < 4)
+      lowers that number by one (acceptance in one look-up).
+
+    ``majiang_env.kernel.agents.deficiency`` combines the 4 colours of a hand.
+    """
+    global _DEF
+    if _DEF is None:
+        _DEF = _cached(DEF_VERSION, _generate_deficiency_table)
+    return _DEF

@@ -82,7 +82,7 @@ class VectorGame:
         return self.game(i).record()
 
 
-AGENTS = {"random": batch.AGENT_RANDOM}
+AGENTS = {"random": batch.AGENT_RANDOM, "greedy": batch.AGENT_GREEDY}
 
 
 def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "random"), seed: int = 0,
@@ -108,9 +108,10 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
     stats = np.zeros((B, 11), np.int64)
     codes = np.array([AGENTS[a] for a in agents], np.int32)
+    dtab = tables.deficiency_table() if "greedy" in agents else np.zeros((1, tables.DEF_COLS), np.uint16)
     t = time.perf_counter()
     batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed),
-                          int(num_games), codes, stats, int(first_game))
+                          int(num_games), codes, stats, int(first_game), dtab)
     dt = time.perf_counter() - t
     s = stats.sum(0)
     return {"games": int(s[0]), "hands": int(s[1]), "decisions": int(s[2]), "seconds": dt,

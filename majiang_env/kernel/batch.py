@@ -5,9 +5,12 @@ from numba import njit, prange
 
 from .core import U64, advance, deal_squares, mix64, new_game, rand_below, settle
 from .layout import CUR, DELTAS, HAND, HNDEC, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
-from .observe import observe
+from .observe import OBS_SIZE, observe
+from .agents import W_SIZE, greedy_action
+from ..rules import R_CHOW_OFF, R_KUIKAE
 
 AGENT_RANDOM = 0
+AGENT_GREEDY = 1
 
 
 @njit(cache=True)
@@ -65,20 +68,29 @@ def _pick_random(rng, mask, n):
 
 
 @njit(cache=True, parallel=True)
-def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first=0):
+def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, dt):
     """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...);
-    stats[b] accumulates games, hands, decisions, points x4, wins x4."""
+    stats[b] accumulates games, hands, decisions, points x4, wins x4. agents[seat]:
+    AGENT_RANDOM or AGENT_GREEDY (``agents.greedy_action`` over ``dt``, the deficiency
+    table, from the seat's observation); one rng stream per game serves all seats."""
     B = st.shape[0]
     for b in prange(B):
         row = st[b]
         m = mask[b]
         rng = np.zeros(1, np.uint64)
+        obs = np.zeros(OBS_SIZE, np.int16)
+        work = np.zeros(W_SIZE, np.int64)
         for k in range((num_games - b + B - 1) // B):
             g = first + b + k * B
             n = _restart(row, rules, wt, m, seed, g)
             rng[0] = mix64(game_seed(seed, g) ^ U64(0xA5A5A5A5))
             while n > 0:
-                a = _pick_random(rng, m, n)
+                p = row[CUR]
+                if agents[p] == AGENT_GREEDY:
+                    observe(row, rules, p, obs)
+                    a = greedy_action(obs, m, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
+                else:
+                    a = _pick_random(rng, m, n)
                 n = advance(row, rules, wt, m, a)
                 stats[b, 2] += 1
             stats[b, 0] += 1

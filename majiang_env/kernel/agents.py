@@ -1,0 +1,448 @@
+"""Baseline greedy policy, compiled: one implementation for the kernel and ``agents``.
+
+The policy decides from what the acting seat may see: its observation vector
+(``observe.py``, exactly ``Game.observe(seat)``), the legal mask, and a
+splitmix64 stream ``rng`` (``core.rand_below``) for ties. It never reads the
+game state, so it cannot use hidden information.
+
+**Deficiency** (shanten-like) of a hand with n shown melds: the fewest cards
+missing for 1 頭 + (4 - n) 門 from its concealed cards (melds: triplets or runs
+of one face colour, no wrap; no seven pairs). A target may use a kind at most
+4 times; cards of the hand may go unused. 0 means a winning shape.
+``tables.deficiency_table()`` holds it per colour (base-5 key of the colour's 9
+counts, column m * 2 + p: m melds and p pairs; bits 0-3 the deficiency, bits
+4-12 which numbers would lower it); :func:`deficiency` combines the 4 colours
+(the cheapest split of the melds and the pair between them). A decision looks
+up the 4 rows of its hand once and then only the one changed colour per
+option.
+
+**Unseen** copies of a kind: 4 minus the copies the observer sees: own hand,
+own drawn card, side cards (own, and others' when public), every river card,
+shown meld cards (刻 and 明: the 2 shown hand cards, the kan card of 明 lies in
+a river; 順: the two run kinds other than the claimed discard's; 暗: 3 cards).
+Stand-ins are never seen. **Acceptance** of a hand: the number of unseen
+cards whose addition would lower its deficiency.
+
+**The hand an option leaves.** H = own concealed hand (observation), d = the
+drawn card (if any). Whatever ``discard_drawn`` says, a discard-phase option
+that gives up kind y leaves H + d - y (by default d joins the hand after the
+discard; the mask already forbids discarding it then, and the observation
+shows it only in the drawn channel under either rule, see ``observe.py``).
+暗 of k leaves H + d - 4 k with one more meld; 明 of k leaves H + d - k (the
+same as 打 k).
+
+**Policy**, for the acting seat:
+
+1. a single legal action is returned as it is;
+2. 栄 (117-119) or 模 (108) whenever legal (seeded choice among several 栄);
+3. 変 (120-155): set aside the kind that leaves the lowest deficiency;
+4. discard phase (打, 暗, 明): the option whose left hand has the lowest
+   deficiency;
+5. take phase: 引 keeps deficiency D = deficiency(H). A pick-up (刻 111-113,
+   順 114-116) is worth the lowest deficiency after showing its two cards and
+   making its best discard-phase option (打 of any kind but, with
+   ``kuikae=False``, the picked-up one; 暗). A pick-up is chosen only when that
+   is strictly lower than D (a pick-up is then a sure step, a draw only a
+   chance of one); otherwise 引.
+
+Ties in 3-5 are broken by the acceptance of the left hand (for a pick-up: of
+its best discard), then by a uniform seeded choice among the remaining
+actions in id order, which draws one number from ``rng`` only when more than
+one remains. 栄 / 模 ties draw likewise. The rule fields the observation does
+not carry are parameters: ``chow_off`` (1 next seat, 3 previous: whose claim
+a 順 uses) and ``kuikae``.
+
+``work`` is a caller-owned int64[W_SIZE] scratch buffer: no allocation per
+decision.
+"""
+import numpy as np
+from numba import njit
+
+from .core import rand_below
+from .observe import OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SIDE
+
+P5 = np.array([5 ** j for j in range(9)], np.int64)
+KEY_SIZE = 5 ** 9
+INF = 99
+
+# work buffer layout (int64)
+W_CNT = 0          # 36 counts of H + d
+W_UNSEEN = 36      # 36 unseen copies per kind
+W_KEYS = 72        # 4 colour keys of the base hand
+W_ROWS = 76        # 4 x 10 deficiencies, then 4 x 10 improving-number bits, of the base hand
+W_O1 = 156         # 4 x 10: the other three colours combined, per colour
+W_TMP = 196        # 2 x 10 scratch
+W_KEYS2 = 216      # 4 keys of a candidate hand
+W_ROWS2 = 220      # 80, as W_ROWS
+W_O12 = 300        # 4 x 10
+W_VAL = 340        # 156 deficiency per action
+W_ACC = 496        # 156 acceptance per action
+W_TIE = 652        # 156 tie flags
+W_KEYS3 = 808      # 4 keys (pick-up + discard)
+W_SIZE = 812
+
+A_TSUMO, A_DRAW, A_RON0 = 108, 110, 117
+
+
+def new_work():
+    return np.zeros(W_SIZE, np.int64)
+
+
+@njit(cache=True)
+def _comb(w, a, b, out):
+    """w[out] = cheapest split of (m, p) between the 10-vectors w[a] and w[b]."""
+    for i in range(10):
+        w[out + i] = INF
+    for m1 in range(5):
+        for p1 in range(2):
+            x = w[a + m1 * 2 + p1]
+            if x >= INF:
+                continue
+            for m2 in range(5 - m1):
+                for p2 in range(2 - p1):
+                    v = x + w[b + m2 * 2 + p2]
+                    o = out + (m1 + m2) * 2 + p1 + p2
+                    if v < w[o]:
+                        w[o] = v
+
+
+@njit(cache=True)
+def _prepare(dt, w, keys, rows, o1):
+    """Table rows of the 4 colour keys at w[keys] (deficiency at w[rows], improving
+    bits at w[rows + 40]); w[o1 + 10 c] = the other colours than c combined."""
+    for c in range(4):
+        k = w[keys + c]
+        for i in range(10):
+            v = dt[k, i]
+            w[rows + c * 10 + i] = v & 15
+            w[rows + 40 + c * 10 + i] = v >> 4
+    _comb(w, rows, rows + 10, W_TMP)             # colours 0 + 1
+    _comb(w, rows + 20, rows + 30, W_TMP + 10)   # colours 2 + 3
+    _comb(w, rows + 10, W_TMP + 10, o1)
+    _comb(w, rows, W_TMP + 10, o1 + 10)
+    _comb(w, W_TMP, rows + 30, o1 + 20)
+    _comb(w, W_TMP, rows + 20, o1 + 30)
+
+
+@njit(cache=True)
+def _def_with(dt, w, o1, c, key, need):
+    """Deficiency when colour c has ``key`` and the others are as in w[o1]."""
+    best = INF
+    for m in range(need + 1):
+        for p in range(2):
+            v = (dt[key, m * 2 + p] & 15) + w[o1 + c * 10 + (need - m) * 2 + 1 - p]
+            if v < best:
+                best = v
+    return best
+
+
+@njit(cache=True)
+def _acceptance(w, rows, o1, need, dcur):
+    """Unseen cards whose addition lowers the deficiency ``dcur`` of the hand whose rows
+    are prepared at w[rows], w[o1]. One more card of colour c lowers the hand's
+    deficiency exactly when it lowers colour c's deficiency in a column that attains
+    ``dcur`` (a card lowers any column by at most 1): the table's improving bits."""
+    s = 0
+    for c in range(4):
+        bits = 0
+        for m in range(need + 1):
+            for p in range(2):
+                i = c * 10 + m * 2 + p
+                if w[rows + i] + w[o1 + c * 10 + (need - m) * 2 + 1 - p] == dcur:
+                    bits |= w[rows + 40 + i]
+        for j in range(9):
+            if (bits >> j) & 1:
+                u = w[W_UNSEEN + c * 9 + j]
+                if u > 0:
+                    s += u
+    return s
+
+
+@njit(cache=True)
+def _full(dt, w, keys, rows, o1, need):
+    """Deficiency of the hand at w[keys] (prepares w[rows], w[o1])."""
+    _prepare(dt, w, keys, rows, o1)
+    best = INF
+    for m in range(need + 1):
+        for p in range(2):
+            v = w[rows + m * 2 + p] + w[o1 + (need - m) * 2 + 1 - p]
+            if v < best:
+                best = v
+    return best
+
+
+@njit(cache=True)
+def deficiency(counts, n_melds, dt, w):
+    """Deficiency of a concealed hand (36 counts, each 0-4) with ``n_melds`` shown melds."""
+    for c in range(4):
+        k = 0
+        for j in range(9):
+            k += counts[c * 9 + j] * P5[j]
+        w[W_KEYS2 + c] = k
+    return _full(dt, w, W_KEYS2, W_ROWS2, W_O12, 4 - n_melds)
+
+
+@njit(cache=True)
+def _read_obs(obs, w):
+    """Fill w[W_CNT] (H + d), w[W_UNSEEN], w[W_KEYS]; return the own meld count."""
+    for k in range(36):
+        c = obs[OBS_HAND + k] + obs[OBS_DRAWN + k]
+        c = 0 if c < 0 else (4 if c > 4 else c)
+        w[W_CNT + k] = c
+        w[W_UNSEEN + k] = 4 - c
+    for r in range(4):
+        for k in range(36):
+            w[W_UNSEEN + k] -= obs[OBS_SIDE + r * 36 + k]
+        for i in range(18):
+            v = obs[OBS_RIVER + r * 18 + i]
+            if v > 0:
+                w[W_UNSEEN + v - 1] -= 1
+    nm = 0
+    for r in range(4):
+        for i in range(4):
+            o = OBS_MELD + (r * 4 + i) * 3
+            t = obs[o]
+            k = obs[o + 1] - 1
+            if t <= 0 or k < 0 or k >= 36:
+                continue
+            if r == 0:
+                nm += 1
+            if t == 1 or t == 4:
+                w[W_UNSEEN + k] -= 2
+            elif t == 3:
+                w[W_UNSEEN + k] -= 3
+            elif t == 2:
+                claimed = obs[o + 2] - 1
+                for kk in range(k, min(k + 3, 36)):
+                    if kk != claimed:
+                        w[W_UNSEEN + kk] -= 1
+    for c in range(4):
+        key = 0
+        for j in range(9):
+            key += w[W_CNT + c * 9 + j] * P5[j]
+        w[W_KEYS + c] = key
+    return min(nm, 4)
+
+
+@njit(cache=True)
+def _set_keys(w, dst, src):
+    for c in range(4):
+        w[dst + c] = w[src + c]
+
+
+@njit(cache=True)
+def _mark_best(w, mask, lo, hi, val):
+    """Tie flags over actions lo..hi-1 with mask set and the lowest w[val + a]; return count."""
+    best = INF
+    for a in range(lo, hi):
+        if mask[a] and w[val + a] < best:
+            best = w[val + a]
+    n = 0
+    for a in range(lo, hi):
+        f = 1 if (mask[a] and w[val + a] == best) else 0
+        w[W_TIE + a] = f
+        n += f
+    return n
+
+
+@njit(cache=True)
+def _keep_most_accepted(w, lo, hi):
+    """Among flagged actions keep those with the highest w[W_ACC + a]; return count."""
+    best = -1
+    for a in range(lo, hi):
+        if w[W_TIE + a] and w[W_ACC + a] > best:
+            best = w[W_ACC + a]
+    n = 0
+    for a in range(lo, hi):
+        if w[W_TIE + a]:
+            if w[W_ACC + a] == best:
+                n += 1
+            else:
+                w[W_TIE + a] = 0
+    return n
+
+
+@njit(cache=True)
+def _remove(w, keys, k, times):
+    w[keys + k // 9] -= times * P5[k % 9]
+
+
+@njit(cache=True)
+def _option(a):
+    """(kind given up, copies, melds added) of a 変 / 打 / 暗 / 明 action."""
+    if a >= 120:
+        return a - 120, 1, 0
+    if a < 36:
+        return a, 1, 0
+    if a < 72:
+        return a - 36, 4, 1
+    return a - 72, 1, 0
+
+
+@njit(cache=True)
+def _hand_options(dt, w, mask, lo, hi, need):
+    """変 or discard phase: tie set over actions lo..hi-1; return its size."""
+    _prepare(dt, w, W_KEYS, W_ROWS, W_O1)
+    for a in range(lo, hi):
+        if not mask[a]:
+            continue
+        if a == 109:  # pass: only when 模 was declined, a forced choice
+            w[W_VAL + a] = INF - 1
+            continue
+        k, times, dm = _option(a)
+        c = k // 9
+        w[W_VAL + a] = _def_with(dt, w, W_O1, c, w[W_KEYS + c] - times * P5[k % 9], need - dm)
+    n = _mark_best(w, mask, lo, hi, W_VAL)
+    if n > 1:
+        for a in range(lo, hi):
+            if w[W_TIE + a]:
+                k, times, dm = _option(a)
+                _set_keys(w, W_KEYS2, W_KEYS)
+                _remove(w, W_KEYS2, k, times)
+                _full(dt, w, W_KEYS2, W_ROWS2, W_O12, need - dm)
+                w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, w[W_VAL + a])
+        n = _keep_most_accepted(w, lo, hi)
+    return n
+
+
+@njit(cache=True)
+def _pickup_shown(obs, a, chow_off):
+    """(claimed kind, shown kind 1, shown kind 2) of pick-up action a, or (-1, ...)."""
+    if a < 114:
+        k = obs[OBS_CLAIM + a - 110] - 1
+        return k, k, k
+    k = obs[OBS_CLAIM + chow_off] - 1
+    low = k - (a - 114)
+    if k < 0 or low < 0 or low // 9 != k // 9 or low % 9 > 6:
+        return -1, -1, -1
+    if a == 114:
+        return k, low + 1, low + 2
+    if a == 115:
+        return k, low, low + 2
+    return k, low, low + 1
+
+
+@njit(cache=True)
+def _pickup_value(dt, w, k, need, kuikae, want_acc):
+    """Best discard-phase option after a pick-up whose hand keys are at w[W_KEYS2]:
+    returns (lowest deficiency, highest acceptance among the options reaching it)."""
+    _prepare(dt, w, W_KEYS2, W_ROWS2, W_O12)
+    best = INF
+    for pass_ in range(2 if want_acc else 1):
+        acc = -1
+        for y in range(36):
+            c = y // 9
+            cnt = (w[W_KEYS2 + c] // P5[y % 9]) % 5
+            if cnt == 0:
+                continue
+            for kan in range(2):
+                if kan == 0 and not kuikae and y == k:
+                    continue
+                if kan == 1 and cnt < 4:
+                    continue
+                times = 4 if kan else 1
+                nd = need - kan
+                if pass_ == 0:
+                    v = _def_with(dt, w, W_O12, c, w[W_KEYS2 + c] - times * P5[y % 9], nd)
+                    if v < best:
+                        best = v
+                else:
+                    for cc in range(4):
+                        w[W_KEYS3 + cc] = w[W_KEYS2 + cc]
+                    w[W_KEYS3 + c] -= times * P5[y % 9]
+                    # the base hand's rows (W_ROWS, W_O1) are not needed any more
+                    if _full(dt, w, W_KEYS3, W_ROWS, W_O1, nd) == best:
+                        u = _acceptance(w, W_ROWS, W_O1, nd, best)
+                        if u > acc:
+                            acc = u
+        if pass_ == 1:
+            return best, acc
+    return best, -1
+
+
+@njit(cache=True)
+def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
+    """Take phase: tie set among pick-ups that beat 引, else 引 alone."""
+    d_draw = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
+    for a in range(111, 117):
+        w[W_TIE + a] = 0
+        if not mask[a]:
+            continue
+        k, s1, s2 = _pickup_shown(obs, a, chow_off)
+        if k < 0 or s1 < 0:
+            w[W_VAL + a] = INF
+            continue
+        _set_keys(w, W_KEYS2, W_KEYS)
+        _remove(w, W_KEYS2, s1, 1)
+        _remove(w, W_KEYS2, s2, 1)
+        v, _ = _pickup_value(dt, w, k, need - 1, kuikae, False)
+        w[W_VAL + a] = v
+    n = _mark_best(w, mask, 111, 117, W_VAL)
+    best = INF
+    for a in range(111, 117):
+        if w[W_TIE + a]:
+            best = w[W_VAL + a]
+    if n == 0 or best >= d_draw:
+        for a in range(111, 117):
+            w[W_TIE + a] = 0
+        w[W_TIE + A_DRAW] = 1
+        return 1
+    w[W_TIE + A_DRAW] = 0
+    if n > 1:
+        for a in range(111, 117):
+            if w[W_TIE + a]:
+                k, s1, s2 = _pickup_shown(obs, a, chow_off)
+                _set_keys(w, W_KEYS2, W_KEYS)
+                _remove(w, W_KEYS2, s1, 1)
+                _remove(w, W_KEYS2, s2, 1)
+                _, acc = _pickup_value(dt, w, k, need - 1, kuikae, True)
+                w[W_ACC + a] = acc
+        n = _keep_most_accepted(w, 111, 117)
+    return n
+
+
+@njit(cache=True)
+def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
+    """Mark the greedy policy's final tie set in w[W_TIE:W_TIE + 156]; return its size."""
+    for a in range(156):
+        w[W_TIE + a] = 0
+    nlegal = 0
+    last = -1
+    for a in range(156):
+        if mask[a]:
+            nlegal += 1
+            last = a
+    if nlegal <= 1:
+        if last >= 0:
+            w[W_TIE + last] = 1
+        return nlegal
+    nwin = 0
+    for a in (A_TSUMO, A_RON0, A_RON0 + 1, A_RON0 + 2):
+        if mask[a]:
+            w[W_TIE + a] = 1
+            nwin += 1
+    if nwin:
+        return nwin
+    nm = _read_obs(obs, w)
+    need = 4 - nm
+    if mask[A_DRAW]:
+        return _take_options(dt, w, mask, obs, need, chow_off, kuikae)
+    for a in range(120, 156):
+        if mask[a]:
+            return _hand_options(dt, w, mask, 120, 156, need)
+    return _hand_options(dt, w, mask, 0, 110, need)
+
+
+@njit(cache=True)
+def greedy_action(obs, mask, rng, dt, chow_off, kuikae, w):
+    """The greedy policy's action (see the module docstring); -1 if the mask is empty."""
+    n = greedy_candidates(obs, mask, dt, chow_off, kuikae, w)
+    if n <= 0:
+        return -1
+    j = rand_below(rng, 0, n) if n > 1 else 0
+    for a in range(156):
+        if w[W_TIE + a]:
+            if j == 0:
+                return a
+            j -= 1
+    return -1

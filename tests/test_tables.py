@@ -1,0 +1,172 @@
+"""Deficiency tables (tables.deficiency_table, kernel.agents.deficiency) against
+brute force, and deficiency 0 <=> the kernel's win check."""
+import itertools
+
+import numpy as np
+import pytest
+
+from majiang_env import tables
+from majiang_env.kernel import core
+from majiang_env.kernel import layout as L
+from majiang_env.kernel.agents import deficiency, new_work
+
+
+# ---- an independent slow definition: min over target shapes of the missing cards
+def _targets():
+    """{(m, p): int8[N, 9]} every one-colour target of m melds + p pairs, counts <= 4."""
+    melds = []
+    for i in range(9):
+        t = [0] * 9
+        t[i] = 3
+        melds.append(t)
+    for i in range(7):
+        melds.append([1 if i <= j <= i + 2 else 0 for j in range(9)])
+    out = {}
+    for m in range(5):
+        for p in range(2):
+            rows = set()
+            for combo in itertools.combinations_with_replacement(range(len(melds)), m):
+                base = np.sum([melds[i] for i in combo], axis=0) if combo else np.zeros(9, int)
+                for q in (range(9) if p else [None]):
+                    t = base.copy()
+                    if q is not None:
+                        t[q] += 2
+                    if t.max() <= 4:
+                        rows.add(tuple(t))
+            out[m, p] = np.array(sorted(rows), np.int8)
+    return out
+
+
+TARGETS = _targets()
+
+
+def brute_colour(counts):
+    """int[10]: missing cards of the best target per (m, p), column m * 2 + p."""
+    c = np.asarray(counts, np.int8)
+    return np.array([np.maximum(TARGETS[m, p] - c, 0).sum(1).min() for m in range(5) for p in range(2)])
+
+
+def brute_hand(counts36, n_melds):
+    """Min over every split of (4 - n) melds and 1 pair between the colours."""
+    rows = [brute_colour(counts36[c * 9:c * 9 + 9]) for c in range(4)]
+    need = 4 - n_melds
+    best = 99
+    for ms in itertools.product(range(need + 1), repeat=4):
+        if sum(ms) != need:
+            continue
+        for pc in range(4):
+            best = min(best, sum(int(rows[c][ms[c] * 2 + (c == pc)]) for c in range(4)))
+    return best
+
+
+def _random_colour_counts(rng, total):
+    c = np.zeros(9, int)
+    pool = np.repeat(np.arange(9), 4)
+    for j in rng.choice(pool, size=total, replace=False):
+        c[j] += 1
+    return c
+
+
+def test_target_enumeration_sizes():
+    assert len(TARGETS[0, 0]) == 1 and len(TARGETS[0, 1]) == 9 and len(TARGETS[1, 0]) == 16
+
+
+def test_colour_table_against_brute_force():
+    dt = tables.deficiency_table()
+    assert dt.shape == (5 ** 9, 10) and dt.dtype == np.uint16
+    rng = np.random.default_rng(0)
+    keys = [np.zeros(9, int), np.full(9, 4)]
+    keys += [_random_colour_counts(rng, n) for n in range(1, 18) for _ in range(40)]
+    keys += [rng.integers(0, 5, 9) for _ in range(100)]  # any key, up to 36 cards
+    for c in keys:
+        assert (dt[tables.colour_key(c)] & 15 == brute_colour(c)).all(), c
+
+
+def test_colour_table_improving_bits_against_brute_force():
+    """Bit 4 + j: one more card of number j + 1 lowers that column's deficiency."""
+    dt = tables.deficiency_table()
+    rng = np.random.default_rng(2)
+    for n in list(range(0, 15)) * 12:
+        c = _random_colour_counts(rng, n)
+        here = brute_colour(c)
+        bits = dt[tables.colour_key(c)] >> 4
+        for j in range(9):
+            if c[j] == 4:
+                assert not (bits >> j & 1).any(), (c, j)
+                continue
+            c2 = c.copy()
+            c2[j] += 1
+            assert ((bits >> j & 1) == (brute_colour(c2) < here)).all(), (c, j)
+    assert (dt >> 13 == 0).all()
+
+
+def test_colour_table_cap_of_four():
+    # 1111: a triplet + a pair would need a fifth 1
+    dt = tables.deficiency_table()
+    assert dt[tables.colour_key([4, 0, 0, 0, 0, 0, 0, 0, 0]), 1 * 2 + 1] & 15 == 2
+
+
+def _random_hand(rng, n_concealed):
+    cnt = np.zeros(36, np.int64)
+    for c in rng.choice(144, size=n_concealed, replace=False):
+        cnt[c // 4] += 1
+    return cnt
+
+
+def _near_win(rng, n_melds):
+    """1 pair + (4 - n) melds as concealed counts (<= 4 per kind), maybe one card swapped."""
+    while True:
+        cnt = np.zeros(36, np.int64)
+        for _ in range(4 - n_melds):
+            k = rng.integers(36)
+            if rng.random() < 0.5 and k % 9 <= 6:
+                cnt[k:k + 3] += 1
+            else:
+                cnt[k] += 3
+        cnt[rng.integers(36)] += 2
+        if cnt.max() <= 4:
+            break
+    if rng.random() < 0.5:
+        out = rng.choice(np.flatnonzero(cnt))
+        cnt[out] -= 1
+        cnt[rng.choice(np.flatnonzero(cnt < 4))] += 1
+    return cnt
+
+
+def test_hand_deficiency_against_brute_force():
+    dt = tables.deficiency_table()
+    w = new_work()
+    rng = np.random.default_rng(1)
+    checked = 0
+    for n in range(5):
+        for size in (13 - 3 * n, 14 - 3 * n):
+            for _ in range(12):
+                cnt = _random_hand(rng, size)
+                assert deficiency(cnt, n, dt, w) == brute_hand(cnt, n), (cnt.tolist(), n)
+                cnt = _near_win(rng, n)
+                assert deficiency(cnt, n, dt, w) == brute_hand(cnt, n), (cnt.tolist(), n)
+                checked += 2
+    for size in (15, 16, 17):  # exchange-phase hands
+        for _ in range(10):
+            cnt = _random_hand(rng, size)
+            assert deficiency(cnt, 0, dt, w) == brute_hand(cnt, 0)
+    assert checked > 200
+
+
+@pytest.mark.parametrize("n_melds", [0, 1, 2, 3, 4])
+def test_zero_deficiency_iff_win(n_melds):
+    dt = tables.deficiency_table()
+    wt = tables.win_table()
+    w = new_work()
+    rng = np.random.default_rng(10 + n_melds)
+    wins = 0
+    for i in range(1500):
+        cnt = _near_win(rng, n_melds) if i % 2 else _random_hand(rng, 14 - 3 * n_melds)
+        st = np.zeros(L.SIZE, np.int32)
+        for k in range(36):
+            for c in range(cnt[k]):
+                core.add_card(st, 0, k * 4 + c)
+        win = core.is_win(st, wt, 0, -1)
+        assert (deficiency(cnt, n_melds, dt, w) == 0) == win, cnt.tolist()
+        wins += win
+    assert wins > 200
