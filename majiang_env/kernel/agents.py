@@ -79,7 +79,8 @@ W_VAL = 340        # 156 deficiency per action
 W_ACC = 496        # 156 acceptance per action
 W_TIE = 652        # 156 tie flags
 W_KEYS3 = 808      # 4 keys (pick-up + discard)
-W_SIZE = 812
+W_Q = 812          # 4 x 4 x 10: w[W_Q + (c * 4 + c2) * 10] = colours other than c, c2 combined
+W_SIZE = 972
 
 A_TSUMO, A_DRAW, A_RON0 = 108, 110, 117
 
@@ -122,6 +123,38 @@ def _prepare(dt, w, keys, rows, o1):
     _comb(w, rows, W_TMP + 10, o1 + 10)
     _comb(w, W_TMP, rows + 30, o1 + 20)
     _comb(w, W_TMP, rows + 20, o1 + 30)
+
+
+@njit(cache=True)
+def _prepare_pairs(w, rows):
+    """w[W_Q + (c * 4 + c2) * 10] = the two colours other than c and c2 combined."""
+    for c in range(4):
+        for c2 in range(c + 1, 4):
+            x = -1
+            for o in range(4):
+                if o != c and o != c2:
+                    if x < 0:
+                        x = o
+                    else:
+                        _comb(w, rows + x * 10, rows + o * 10, W_Q + (c * 4 + c2) * 10)
+                        for i in range(10):
+                            w[W_Q + (c2 * 4 + c) * 10 + i] = w[W_Q + (c * 4 + c2) * 10 + i]
+
+
+@njit(cache=True)
+def _one_colour_changed(dt, w, c, key):
+    """Rows (W_ROWS2) and others (W_O12) of the base hand with colour c's key set to
+    ``key``, from the base's W_ROWS, W_O1 and W_Q: one look-up, three combinations."""
+    for i in range(80):
+        w[W_ROWS2 + i] = w[W_ROWS + i]
+    for i in range(10):
+        v = dt[key, i]
+        w[W_ROWS2 + c * 10 + i] = v & 15
+        w[W_ROWS2 + 40 + c * 10 + i] = v >> 4
+        w[W_O12 + c * 10 + i] = w[W_O1 + c * 10 + i]
+    for c2 in range(4):
+        if c2 != c:
+            _comb(w, W_ROWS2 + c * 10, W_Q + (c * 4 + c2) * 10, W_O12 + c2 * 10)
 
 
 @njit(cache=True)
@@ -294,12 +327,11 @@ def _hand_options(dt, w, mask, lo, hi, need):
         w[W_VAL + a] = _def_with(dt, w, W_O1, c, w[W_KEYS + c] - times * P5[k % 9], need - dm)
     n = _mark_best(w, mask, lo, hi, W_VAL)
     if n > 1:
+        _prepare_pairs(w, W_ROWS)
         for a in range(lo, hi):
             if w[W_TIE + a]:
                 k, times, dm = _option(a)
-                _set_keys(w, W_KEYS2, W_KEYS)
-                _remove(w, W_KEYS2, k, times)
-                _full(dt, w, W_KEYS2, W_ROWS2, W_O12, need - dm)
+                _one_colour_changed(dt, w, k // 9, w[W_KEYS + k // 9] - times * P5[k % 9])
                 w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, w[W_VAL + a])
         n = _keep_most_accepted(w, lo, hi)
     return n
