@@ -6,7 +6,9 @@ self-play loop; then a smaller run of the Python agents through the AEC env.
 
 ``--games`` is per table (each game is 4 hands). Prints a table: wins per seat
 (G marks the greedy seats), mean points per hand per seat, mean hand length
-(decisions asked of agents, forced ones excluded), decisions/s. Acceptance:
+(decisions asked of agents, forced ones excluded), decisions/s (wall clock,
+engine and agents together) and CPU microseconds per decision (all threads;
+steadier than wall clock on a shared machine). Acceptance:
 the greedy seat wins >= 10x as many hands as the best random seat and has
 positive mean points; the script exits 1 otherwise.
 """
@@ -21,15 +23,23 @@ from agents import GreedyAgent, RandomAgent
 from majiang_env import selfplay
 
 
-def _row(label, seats, wins, points, hands, decisions, seconds):
-    w = " ".join(f"{int(x):>6}{'G' if s == 'greedy' else ' '}" for x, s in zip(wins, seats))
+def _row(label, seats, wins, points, hands, s, cpu):
+    w = " ".join(f"{int(x):>6}{'G' if q == 'greedy' else ' '}" for x, q in zip(wins, seats))
     p = " ".join(f"{x:>+8.2f}" for x in points)
-    print(f"{label:<26} {hands:>6} {w}  {p}  {decisions / max(1, hands):>7.1f} {decisions / seconds:>11,.0f}")
+    d = s["decisions"]
+    print(f"{label:<26} {hands:>6} {w}  {p}  {d / max(1, hands):>7.1f} {d / s['seconds']:>11,.0f} "
+          f"{cpu / max(1, d) * 1e6:>9.2f}")
+
+
+def _selfplay(games, agents, seed, num_envs):
+    c = time.process_time()
+    s = selfplay(games, agents=agents, seed=seed, num_envs=num_envs)
+    return s, time.process_time() - c
 
 
 def _header():
     print(f"{'table':<26} {'hands':>6} {'wins seat 0..3':>27}  {'points/hand seat 0..3':>35}  "
-          f"{'dec/hand':>7} {'dec/s':>11}")
+          f"{'dec/hand':>7} {'dec/s':>11} {'CPU us/dec':>9}")
 
 
 def kernel_tables(games, seed, num_envs):
@@ -41,10 +51,10 @@ def kernel_tables(games, seed, num_envs):
     worst_ratio = np.inf
     for g in range(4):
         seats = tuple("greedy" if q == g else "random" for q in range(4))
-        s = selfplay(games, agents=seats, seed=seed + g, num_envs=num_envs)
+        s, cpu = _selfplay(games, seats, seed + g, num_envs)
         hands = s["hands"]
         pts = np.array(s["mean_points"]) * s["games"] / hands
-        _row(f"greedy seat {g} + 3 random", seats, s["wins"], pts, hands, s["decisions"], s["seconds"])
+        _row(f"greedy seat {g} + 3 random", seats, s["wins"], pts, hands, s, cpu)
         order = [(g + d) % 4 for d in range(4)]
         role_wins += np.array(s["wins"])[order]
         role_points += pts[order] * hands
@@ -52,12 +62,12 @@ def kernel_tables(games, seed, num_envs):
         best_random = max(s["wins"][q] for q in range(4) if q != g)
         worst_ratio = min(worst_ratio, s["wins"][g] / max(1, best_random))
     seats4 = ("greedy",) * 4
-    s = selfplay(games, agents=seats4, seed=seed + 4, num_envs=num_envs)
+    s, cpu = _selfplay(games, seats4, seed + 4, num_envs)
     pts4 = np.array(s["mean_points"]) * s["games"] / s["hands"]
-    _row("4 greedy", seats4, s["wins"], pts4, s["hands"], s["decisions"], s["seconds"])
-    s = selfplay(games, agents=("random",) * 4, seed=seed + 5, num_envs=num_envs)
+    _row("4 greedy", seats4, s["wins"], pts4, s["hands"], s, cpu)
+    s, cpu = _selfplay(games, ("random",) * 4, seed + 5, num_envs)
     ptsr = np.array(s["mean_points"]) * s["games"] / s["hands"]
-    _row("4 random (reference)", ("random",) * 4, s["wins"], ptsr, s["hands"], s["decisions"], s["seconds"])
+    _row("4 random (reference)", ("random",) * 4, s["wins"], ptsr, s["hands"], s, cpu)
     print()
     print(f"rotated greedy vs 3 random, {role_hands} hands, by seat relative to greedy:")
     labels = ("greedy", "random +1 (next)", "random +2", "random +3 (previous)")

@@ -224,7 +224,10 @@ class RefPolicy:
                 else:
                     continue
                 h = minus(minus(cnt, shown[0]), shown[1])
-                opts = [(minus(h, y), n + 1) for y in range(36) if h[y] > 0 and (self.kuikae or y != k)]
+                # kuikae=False: 打 k is illegal, but 明 k gives k up too (needs a 刻 of k)
+                own_pungs = {int(kk) - 1 for t, kk, _ in o[OBS_MELD:OBS_MELD + 12].reshape(4, 3) if t == 1}
+                k_ok = self.kuikae or a <= 113 or k in own_pungs
+                opts = [(minus(h, y), n + 1) for y in range(36) if h[y] > 0 and (k_ok or y != k)]
                 opts += [(minus(h, y, 4), n + 2) for y in range(36) if h[y] == 4]
                 picks[a] = opts
             if picks:

@@ -40,8 +40,9 @@ same as 打 k).
    deficiency;
 5. take phase: 引 keeps deficiency D = deficiency(H). A pick-up (刻 111-113,
    順 114-116) is worth the lowest deficiency after showing its two cards and
-   making its best discard-phase option (打 of any kind but, with
-   ``kuikae=False``, the picked-up one; 暗). A pick-up is chosen only when that
+   making its best discard-phase option (打 of any kind, 暗; with
+   ``kuikae=False`` the picked-up kind k goes only by a 明, i.e. after a 刻 of
+   k or with an older 刻 of k). A pick-up is chosen only when that
    is strictly lower than D (a pick-up is then a sure step, a draw only a
    chance of one); otherwise 引.
 
@@ -355,7 +356,7 @@ def _pickup_shown(obs, a, chow_off):
 
 
 @njit(cache=True)
-def _pickup_value(dt, w, k, need, kuikae, want_acc):
+def _pickup_value(dt, w, k, need, k_ok, want_acc):
     """Best discard-phase option after a pick-up whose hand keys are at w[W_KEYS2]:
     returns (lowest deficiency, highest acceptance among the options reaching it)."""
     _prepare(dt, w, W_KEYS2, W_ROWS2, W_O12)
@@ -368,7 +369,7 @@ def _pickup_value(dt, w, k, need, kuikae, want_acc):
             if cnt == 0:
                 continue
             for kan in range(2):
-                if kan == 0 and not kuikae and y == k:
+                if kan == 0 and not k_ok and y == k:
                     continue
                 if kan == 1 and cnt < 4:
                     continue
@@ -393,6 +394,18 @@ def _pickup_value(dt, w, k, need, kuikae, want_acc):
 
 
 @njit(cache=True)
+def _k_ok(obs, a, k, kuikae):
+    """May the turn's discard-phase option give up the picked-up kind k? Always with
+    kuikae; else only by 明: after a 刻 (a < 114) or with an own older 刻 of k."""
+    if kuikae or a < 114:
+        return True
+    for i in range(4):
+        if obs[OBS_MELD + i * 3] == 1 and obs[OBS_MELD + i * 3 + 1] == k + 1:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
     """Take phase: tie set among pick-ups that beat 引, else 引 alone."""
     d_draw = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
@@ -407,7 +420,7 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
         _set_keys(w, W_KEYS2, W_KEYS)
         _remove(w, W_KEYS2, s1, 1)
         _remove(w, W_KEYS2, s2, 1)
-        v, _ = _pickup_value(dt, w, k, need - 1, kuikae, False)
+        v, _ = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), False)
         w[W_VAL + a] = v
     n = _mark_best(w, mask, 111, 117, W_VAL)
     best = INF
@@ -427,7 +440,7 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
                 _set_keys(w, W_KEYS2, W_KEYS)
                 _remove(w, W_KEYS2, s1, 1)
                 _remove(w, W_KEYS2, s2, 1)
-                _, acc = _pickup_value(dt, w, k, need - 1, kuikae, True)
+                _, acc = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), True)
                 w[W_ACC + a] = acc
         n = _keep_most_accepted(w, 111, 117)
     return n
