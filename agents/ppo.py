@@ -1,0 +1,472 @@
+"""Masked PPO by self-play for 馬将 — compact, CPU, torch.
+
+Needs the ``train`` extra (``pip install torch==2.13.0 && pip install -e ".[train]"``).
+
+    python -m agents.ppo --quick           # smoke run: ~15 s of training, 100-hand evaluations
+    python -m agents.ppo                   # 8 min of training, then 2,000-hand evaluations
+    python -m agents.ppo --minutes 10 --out ppo.pt --json result.json
+
+How it trains
+-------------
+* ``VectorGame(num_envs)`` games; **all four seats are played by the current
+  policy** (self-play), and every decision of every seat is a sample.
+* Policy: an MLP actor-critic over :func:`features` (a fixed float encoding of
+  the int16 observation plus the action mask). Logits of illegal actions are
+  set to -1e9 before the softmax, so the policy samples, scores and evaluates
+  only legal actions.
+* Credit: each seat's decisions in one hand are one episode for that seat
+  (GAE over that seat's own decisions). A hand's point change goes to each
+  seat's last decision in that hand. Hands still running at the end of a
+  rollout are carried into the next one (with the log-probabilities and values
+  of the policy that acted), so no episode is cut.
+* Reward shaping (on by default): ``win_bonus`` on a winning decision (模 108,
+  栄 117-119) plus ``point_scale`` × the hand's point change. Evaluation counts
+  real wins and points only.
+
+Evaluation: :func:`evaluate` plays whole ``Game`` s with the policy in seat
+``g % 4`` of game g and three baseline agents (``"random"``, ``"greedy"`` or an
+agent class) in the other seats, and counts the hands each side won.
+:func:`evaluate_vector` is a cheap batched check against uniformly random
+legal moves, used for the learning curve.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from majiang_env import Game
+from majiang_env.kernel import observe as O
+from majiang_env.rules import NUM_ACTIONS, make_rules
+from majiang_env.vector import VectorGame
+from majiang_env.wrappers import make_agent
+
+__all__ = ["features", "N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train",
+           "evaluate", "evaluate_vector", "save", "load", "WIN_ACTIONS", "main"]
+
+WIN_ACTIONS = np.zeros(NUM_ACTIONS, bool)
+WIN_ACTIONS[[108, 117, 118, 119]] = True
+_S = O.OBS_SCALAR
+
+
+def _counts(vals, nbins):
+    """Per-row histogram of the non-negative ints ``vals`` (B, n) into (B, nbins)."""
+    B = vals.shape[0]
+    idx = vals + nbins * np.arange(B)[:, None]
+    return np.bincount(idx.ravel(), minlength=B * nbins).reshape(B, nbins)
+
+
+def _onehot(v, n):
+    out = np.zeros((v.shape[0], n), np.float32)
+    out[np.arange(v.shape[0]), np.clip(v, 0, n - 1)] = 1
+    return out
+
+
+def features(obs, mask) -> np.ndarray:
+    """float32 (B, N_FEATURES) from observations int16 (B, 436) and masks (B, 156);
+    a single observation (436,) gives (N_FEATURES,).
+
+    Own hand as thresholds (>= 1..4 copies per kind), drawn card, own side
+    cards, river kinds (own / all), each other seat's claimable discard
+    (one-hot), meld kinds (own / others; 刻-like and 順), melds per seat, the
+    scalars (hand, start seat, lap, phase, slot, wins, took, picked kind,
+    exchange left, retired, scores, square cards left) and the action mask.
+    """
+    obs = np.asarray(obs)
+    single = obs.ndim == 1
+    o = np.atleast_2d(obs).astype(np.int64)
+    m = np.atleast_2d(np.asarray(mask)).astype(np.float32)
+    B = o.shape[0]
+    hand = o[:, O.OBS_HAND:O.OBS_HAND + 36]
+    f = [(hand[:, None, :] > np.arange(4)[None, :, None]).reshape(B, 144),
+         o[:, O.OBS_DRAWN:O.OBS_DRAWN + 36], o[:, O.OBS_SIDE:O.OBS_SIDE + 36] / 4.0]
+    river = o[:, O.OBS_RIVER:O.OBS_RIVER + 72]
+    f += [_counts(river[:, :18], 37)[:, 1:] / 4.0, _counts(river, 37)[:, 1:] / 4.0]
+    claim = o[:, O.OBS_CLAIM + 1:O.OBS_CLAIM + 4] + 37 * np.arange(3)
+    f.append(_counts(claim, 111).reshape(B, 3, 37)[:, :, 1:].reshape(B, 108))
+    meld = o[:, O.OBS_MELD:O.OBS_MELD + 48].reshape(B, 4, 4, 3)
+    mt, mk = meld[..., 0], meld[..., 1]            # type (1 刻 2 順 3 暗 4 明), kind + 1
+    pung, chow = (mt == 1) | (mt >= 3), mt == 2
+    f += [_counts(np.where(pung[:, 0], mk[:, 0], 0), 37)[:, 1:],
+          _counts(np.where(chow[:, 0], mk[:, 0], 0), 37)[:, 1:],
+          _counts(np.where(pung[:, 1:], mk[:, 1:], 0).reshape(B, 12), 37)[:, 1:] / 3.0,
+          _counts(np.where(chow[:, 1:], mk[:, 1:], 0).reshape(B, 12), 37)[:, 1:] / 3.0,
+          (mt > 0).sum(2) / 4.0]
+    s = o[:, _S:_S + 24]
+    f += [s[:, 1:2] / 3.0, _onehot(s[:, 2], 4), s[:, 3:4] / 19.0, _onehot(s[:, 4], 4),
+          s[:, 5:6] / 76.0, s[:, 6:7] / 3.0, _onehot(s[:, 7], 3), _onehot(s[:, 8], 37)[:, 1:],
+          s[:, 9:10] / 16.0, s[:, 10:14], np.tanh(s[:, 14:18] / 100.0), s[:, 18:22] / 36.0, m]
+    x = np.concatenate([np.asarray(a, np.float32) for a in f], axis=1)
+    return x[0] if single else x
+
+
+N_FEATURES = features(np.zeros((1, O.OBS_SIZE), np.int16), np.zeros((1, NUM_ACTIONS), np.int8)).shape[1]
+
+
+class PolicyNet(nn.Module):
+    """Actor-critic MLP: features -> (masked logits over 156 actions, value)."""
+
+    def __init__(self, hidden=256, n_in=N_FEATURES):
+        super().__init__()
+        self.hidden = hidden
+        self.body = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.pi = nn.Linear(hidden, NUM_ACTIONS)
+        self.v = nn.Linear(hidden, 1)
+        nn.init.orthogonal_(self.pi.weight, 0.01)
+        nn.init.zeros_(self.pi.bias)
+
+    def forward(self, x, legal):
+        h = self.body(x)
+        return self.pi(h).masked_fill(~legal, -1e9), self.v(h).squeeze(-1)
+
+
+class PPOAgent:
+    """A policy as an agent, ``agent(obs_dict) -> action`` (like ``agents.RandomAgent``).
+
+    ``deterministic=True`` (default) plays the most probable legal action;
+    otherwise it samples from the masked policy with its own seeded generator.
+    """
+
+    def __init__(self, net, deterministic=True, seed=None):
+        self.net = net.eval()
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    @torch.no_grad()
+    def act_batch(self, obs, mask):
+        """Actions for a batch: obs (B, 436), mask (B, 156) -> int64 (B,)."""
+        mask = np.asarray(mask)
+        logits, _ = self.net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
+        logits = logits.numpy()
+        if not self.deterministic:
+            logits = logits - np.log(-np.log(self.rng.random(logits.shape) + 1e-12) + 1e-12)
+        return logits.argmax(1)
+
+    def __call__(self, obs) -> int:
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("PPOAgent: the action mask has no legal action")
+        return int(self.act_batch(np.asarray(obs["observation"])[None], mask[None])[0])
+
+
+@dataclass
+class PPOConfig:
+    num_envs: int = 256
+    rollout: int = 128            # decisions per env per update
+    epochs: int = 3
+    minibatch: int = 4096
+    lr: float = 3e-4
+    gamma: float = 0.99           # per decision of the same seat
+    lam: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 256
+    win_bonus: float = 1.0        # shaping: reward on a winning decision
+    point_scale: float = 1 / 30   # reward per point of a hand's point change
+    threads: int = 2
+    seed: int = 0
+
+
+def _hand_index(obs):
+    return obs[:, _S + 1]
+
+
+def _advantages(cfg, n_train, close, seat, rew, delta, val):
+    """GAE per env and seat over the first ``n_train[b]`` transitions of env b, a hand
+    being one episode per seat; a hand's ``delta`` goes to each seat's last decision in it."""
+    B = len(n_train)
+    ar = np.arange(B)
+    adv = np.zeros(close.shape, np.float32)
+    next_v = np.zeros((B, 4), np.float32)
+    next_a = np.zeros((B, 4), np.float32)
+    pend = np.zeros((B, 4), np.float32)
+    for t in range(int(n_train.max()) - 1, -1, -1):
+        live = t < n_train
+        cl = live & close[:, t]
+        next_v[cl] = 0
+        next_a[cl] = 0
+        pend[cl] = delta[cl, t]
+        s = seat[:, t]
+        d = rew[:, t] + pend[ar, s] + cfg.gamma * next_v[ar, s] - val[:, t]
+        a = d + cfg.gamma * cfg.lam * next_a[ar, s]
+        ls, ss = np.flatnonzero(live), s[live]
+        pend[ls, ss] = 0
+        next_v[ls, ss] = val[ls, t]
+        next_a[ls, ss] = a[ls]
+        adv[:, t] = np.where(live, a, 0)
+    return adv
+
+
+def train(config: PPOConfig | None = None, seconds: float | None = 300.0, updates: int | None = None,
+          eval_every: int = 0, eval_hands: int = 400, log="print", net: PolicyNet | None = None,
+          rules=None):
+    """Self-play masked PPO; stops after ``updates`` updates or ``seconds`` of wall
+    time, whichever comes first (``None``: no limit of that kind).
+
+    Returns ``(net, history)``: one dict per update with ``update, decisions,
+    seconds, rollout_s, learn_s, hands`` (hands closed in the update),
+    ``selfplay_win_rate`` (wins per seat per closed hand; None when no hand
+    closed), ``entropy, value_loss``, ``load1`` (the machine's 1-minute load
+    average: other processes slow training down), and every ``eval_every``
+    updates ``eval_random_win_rate`` (:func:`evaluate_vector` over
+    ``eval_hands`` hands; the time it takes is not counted in ``seconds``).
+    ``log(record)`` is called after each update (``"print"``: one line each; None: quiet).
+    """
+    if seconds is None and updates is None:
+        raise ValueError("give seconds or updates")
+    cfg = config or PPOConfig()
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    net = net or PolicyNet(cfg.hidden)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    B, T = cfg.num_envs, cfg.rollout
+    cap = T + 512                        # a hand has < 300 decisions; its unfinished tail is carried
+    vg = VectorGame(B, rules=rules, seed=cfg.seed)
+    obs, mask, player = vg.reset()
+    buf = {"obs": np.zeros((B, cap, O.OBS_SIZE), np.int16),
+           "mask": np.zeros((B, cap, NUM_ACTIONS), np.int8),
+           "act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
+           "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
+           "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
+           "delta": np.zeros((B, cap, 4), np.float32)}
+    n = np.zeros(B, np.int64)            # stored transitions per env (carried tail + this rollout)
+    ar = np.arange(B)
+    history = []
+    decisions = 0
+    spent = 0.0                          # training wall time, evaluation excluded
+    while (updates is None or len(history) < updates) and (seconds is None or spent < seconds):
+        t0 = time.perf_counter()
+        net.eval()
+        wins = hands = 0
+        for _ in range(T):
+            with torch.no_grad():
+                logits, v = net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
+                g = -torch.log(-torch.log(torch.rand(logits.shape).clamp_(1e-12, 1 - 1e-7)))
+                a = (logits + g).argmax(1)
+                logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
+            a = a.numpy()
+            buf["obs"][ar, n] = obs
+            buf["mask"][ar, n] = mask
+            buf["act"][ar, n] = a
+            buf["logp"][ar, n] = logp.numpy()
+            buf["val"][ar, n] = v.numpy()
+            buf["seat"][ar, n] = player
+            won = WIN_ACTIONS[a]
+            wins += int(won.sum())
+            buf["rew"][ar, n] = cfg.win_bonus * won
+            h0 = _hand_index(obs).copy()
+            obs, mask, player, rewards, done = vg.step(a)
+            closed = done | (_hand_index(obs) != h0)
+            hands += int(closed.sum())
+            buf["close"][ar, n] = closed
+            buf["delta"][ar, n] = rewards * cfg.point_scale
+            n += 1
+        decisions += B * T
+        t1 = time.perf_counter()
+        # train on every env's transitions up to its last closed hand; carry the rest
+        tt = np.arange(int(n.max()))
+        n_train = np.where(buf["close"][:, :len(tt)] & (tt < n[:, None]), tt + 1, 0).max(1)
+        adv = _advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
+        rb, rt = np.nonzero(np.arange(cap)[None] < n_train[:, None])
+        X = torch.from_numpy(features(buf["obs"][rb, rt], buf["mask"][rb, rt]))
+        L = torch.from_numpy(buf["mask"][rb, rt] > 0)
+        A = torch.from_numpy(buf["act"][rb, rt])
+        LP = torch.from_numpy(buf["logp"][rb, rt])
+        ADV = torch.from_numpy(adv[rb, rt])
+        RET = ADV + torch.from_numpy(buf["val"][rb, rt])
+        keep = n - n_train
+        k = int(keep.max())
+        src = np.minimum(n_train[:, None] + np.arange(k)[None], cap - 1)
+        for x in buf.values():
+            x[:, :k] = x[ar[:, None], src]
+        n = keep
+        if n.max() + T > cap:
+            raise RuntimeError("a hand longer than the carry buffer; raise cap")
+        net.train()
+        N = len(rb)
+        ent_sum = vl_sum = 0.0
+        nb = 0
+        for _ in range(cfg.epochs if N else 0):
+            perm = torch.from_numpy(rng.permutation(N))
+            for i in range(0, N, cfg.minibatch):
+                idx = perm[i:i + cfg.minibatch]
+                logits, v = net(X[idx], L[idx])
+                lsm = torch.log_softmax(logits, 1)
+                lp = lsm.gather(1, A[idx, None]).squeeze(1)
+                ad = ADV[idx]
+                ad = (ad - ad.mean()) / (ad.std() + 1e-8)
+                ratio = torch.exp(lp - LP[idx])
+                pg = -torch.min(ratio * ad, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * ad).mean()
+                vl = ((v - RET[idx]) ** 2).mean()
+                ent = -(lsm.exp() * lsm).sum(1).mean()
+                loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                opt.step()
+                ent_sum += ent.item()
+                vl_sum += vl.item()
+                nb += 1
+        t2 = time.perf_counter()
+        spent += t2 - t0
+        rec = {"update": len(history) + 1, "decisions": decisions, "seconds": round(spent, 2),
+               "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
+               "selfplay_win_rate": wins / (4 * hands) if hands else None,
+               "entropy": ent_sum / nb if nb else None, "value_loss": vl_sum / nb if nb else None,
+               "load1": round(os.getloadavg()[0], 2)}
+        if eval_every and rec["update"] % eval_every == 0:
+            rec["eval_random_win_rate"] = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"],
+                                                          rules=rules)["win_rate"]
+        history.append(rec)
+        if log == "print":
+            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in rec.items()))
+        elif log:
+            log(rec)
+    net.eval()
+    return net, history
+
+
+@torch.no_grad()
+def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None):
+    """Quick batched check: the policy (argmax) in seat ``g % 4`` of game g, uniformly
+    random legal moves (``RandomAgent``'s distribution) in the others, in a
+    ``VectorGame``, until ``hands`` hands have closed.
+    Returns ``{"hands", "wins", "win_rate", "opponent_win_rate"}`` (per seat)."""
+    agent = PPOAgent(net)
+    vg = VectorGame(num_envs, rules=rules, seed=seed)
+    obs, mask, player = vg.reset()
+    rng = np.random.default_rng(seed)
+    wins = np.zeros(2, np.int64)
+    done_hands = 0
+    while done_hands < hands:
+        mine = player == vg.game_index % 4
+        a = np.argmax(rng.random(mask.shape) * mask, 1)
+        if mine.any():
+            a[mine] = agent.act_batch(obs[mine], mask[mine])
+        won = WIN_ACTIONS[a]
+        wins += [int((won & mine).sum()), int((won & ~mine).sum())]
+        h0 = _hand_index(obs).copy()
+        obs, mask, player, rewards, done = vg.step(a)
+        done_hands += int((done | (_hand_index(obs) != h0)).sum())
+    return {"hands": done_hands, "wins": int(wins[0]), "win_rate": wins[0] / done_hands,
+            "opponent_win_rate": wins[1] / (3 * done_hands)}
+
+
+def evaluate(policy, opponent="random", hands=500, seed=0, rules=None):
+    """Play whole games until at least ``hands`` hands: ``policy`` in seat ``g % 4`` of
+    game g, three ``opponent`` agents in the other seats. ``policy`` is an agent
+    (callable over the observation dict) or, like ``opponent``, a name
+    (``"random"``, ``"greedy"``) or agent class, made afresh and seeded per game.
+    Wins (栄/模) and points are read from the games.
+
+    Returns ``{"hands", "games", "wins", "win_rate", "opponent_win_rate",
+    "points_per_hand", "seconds"}``; ``opponent_win_rate`` is the opponents'
+    mean win rate per seat at the same tables.
+    """
+    rules = make_rules(rules)
+    t0 = time.perf_counter()
+    games = nh = my_wins = opp_wins = points = 0
+    while nh < hands:
+        game = Game(rules, seed=seed * 1_000_003 + games)
+        me = games % 4
+        players = [make_agent(opponent, (seed * 1_000_003 + games) * 4 + p, rules) for p in range(4)]
+        if isinstance(policy, (str, type)):
+            players[me] = make_agent(policy, (seed * 1_000_003 + games) * 4 + me, rules)
+        else:
+            players[me] = policy
+        while not game.done:
+            p = game.current_player
+            game.step(int(players[p]({"observation": game.observe(p), "action_mask": game.legal_mask()})))
+        for h in range(rules.hands_per_game):
+            for w in game.wins(h):
+                my_wins += w["seat"] == me
+                opp_wins += w["seat"] != me
+        nh += rules.hands_per_game
+        points += int(game.scores[me])
+        games += 1
+    return {"hands": nh, "games": games, "wins": int(my_wins), "win_rate": my_wins / nh,
+            "opponent_win_rate": opp_wins / (3 * nh), "points_per_hand": points / nh,
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def save(net, path, config: PPOConfig | None = None, extra=None):
+    """Save a checkpoint: weights, network size and (optionally) the config and extra info."""
+    torch.save({"hidden": net.hidden, "n_in": N_FEATURES, "state": net.state_dict(),
+                "config": asdict(config) if config else None, "extra": extra or {}}, path)
+
+
+def load(path) -> PolicyNet:
+    """The network of a :func:`save` checkpoint, in eval mode."""
+    ck = torch.load(path, map_location="cpu", weights_only=True)
+    if ck["n_in"] != N_FEATURES:
+        raise ValueError(f"checkpoint has {ck['n_in']} features, this version {N_FEATURES}")
+    net = PolicyNet(ck["hidden"])
+    net.load_state_dict(ck["state"])
+    return net.eval()
+
+
+def _has_greedy():
+    import agents
+    return hasattr(agents, "GreedyAgent")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Self-play masked PPO for 馬将, then evaluation.")
+    ap.add_argument("--quick", action="store_true", help="a short smoke run (also MAJIANG_QUICK=1)")
+    ap.add_argument("--minutes", type=float, default=8.0, help="training wall time (evaluation excluded)")
+    ap.add_argument("--eval-hands", type=int, default=2000)
+    ap.add_argument("--eval-every", type=int, default=10, help="learning-curve check every N updates")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=None, help="checkpoint path (.pt)")
+    ap.add_argument("--json", default=None, help="write results and the learning curve as JSON here")
+    args = ap.parse_args(argv)
+    quick = args.quick or os.environ.get("MAJIANG_QUICK") == "1"
+    cfg = PPOConfig(seed=args.seed)
+    if quick:
+        cfg.num_envs, cfg.rollout = 64, 64
+    seconds = 15.0 if quick else args.minutes * 60
+    eval_hands = min(args.eval_hands, 100) if quick else args.eval_hands
+    net, hist = train(cfg, seconds=seconds, eval_every=args.eval_every, eval_hands=100 if quick else 400)
+    if args.out:
+        save(net, args.out, cfg)
+    me = PPOAgent(net)
+    out = {"train_seconds": hist[-1]["seconds"], "updates": len(hist), "decisions": hist[-1]["decisions"],
+           "config": asdict(cfg), "history": hist}
+    # baselines: a baseline agent in the same seat of the same tables (more hands: they are cheap)
+    out["vs_random"] = evaluate(me, "random", hands=eval_hands, seed=1)
+    out["random_vs_random"] = evaluate("random", "random", hands=4 * eval_hands, seed=1)
+    if _has_greedy():
+        out["vs_greedy"] = evaluate(me, "greedy", hands=eval_hands, seed=2)
+        out["greedy_vs_greedy"] = evaluate("greedy", "greedy", hands=eval_hands, seed=2)
+    else:
+        print("agents.GreedyAgent is not available: no evaluation against it")
+    for k in ("vs_random", "random_vs_random", "vs_greedy", "greedy_vs_greedy"):
+        if k in out:
+            print(k, out[k])
+    base = out["random_vs_random"]["win_rate"]
+    out["ratio_vs_random"] = out["vs_random"]["win_rate"] / base if base else None
+    print(f"trained {out['train_seconds']:.0f} s, {out['decisions']:,} decisions; "
+          f"vs 3 RandomAgents: wins {out['vs_random']['win_rate']:.2%} of {out['vs_random']['hands']} hands"
+          + (f" = {out['ratio_vs_random']:.1f}x" if base else "")
+          + f" a RandomAgent's {base:.2%} in the same seat")
+    if "vs_greedy" in out:
+        print(f"vs 3 GreedyAgents: wins {out['vs_greedy']['win_rate']:.2%} of {out['vs_greedy']['hands']} hands; "
+              f"a GreedyAgent in the same seat wins {out['greedy_vs_greedy']['win_rate']:.2%}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""``SingleAgentEnv``: one seat of 馬将 as a Gymnasium environment.
+
+The other three seats are played by given agents (callables ``agent(obs) ->
+action`` over the AEC observation dict, like ``agents.RandomAgent``) inside
+``reset`` and ``step``, so the learner only ever sees its own decisions.
+
+```python
+from majiang_env.wrappers import SingleAgentEnv
+env = SingleAgentEnv(opponents="random", seat="random")
+obs, info = env.reset(seed=0)
+while True:
+    mask = env.action_masks()                     # bool[156]: the legal actions now
+    obs, reward, terminated, truncated, info = env.step(int(mask.nonzero()[0][0]))
+    if terminated or truncated:
+        break
+```
+
+With sb3-contrib (the ``train`` extra): ``MaskablePPO("MlpPolicy", env).learn(...)``
+reads ``action_masks()`` by itself.
+
+| | |
+|---|---|
+| Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``) |
+| Actions | ``Discrete(156)``, the ids of API.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
+| Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
+| Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated |
+| Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers`` |
+
+``opponents`` — one spec for all three other seats, or a list of three (for
+the seats ``seat + 1``, ``seat + 2``, ``seat + 3`` in turn order). A spec is
+
+* a name, ``"random"`` or ``"greedy"`` (``agents.RandomAgent`` /
+  ``agents.GreedyAgent``), or an agent class / factory ``f(seed) -> agent``:
+  a fresh agent is made for its seat at every ``reset``, seeded from the env's
+  ``np_random`` (and given ``rules=`` when the class takes it), so
+  ``reset(seed=s)`` reproduces the whole episode;
+* an agent object (any callable over the observation dict that is not a
+  class, e.g. a trained ``agents.ppo.PPOAgent``): used as it is; if it draws
+  random numbers, seed it yourself.
+
+``seat``: 0-3, or ``"random"`` (drawn at each reset from ``np_random``).
+
+An action the mask forbids: with ``illegal="terminate"`` (default) the episode
+ends with reward ``illegal_reward`` and ``info["illegal"] = True``; with
+``illegal="raise"`` the engine's ``ValueError`` propagates and nothing changes.
+"""
+from __future__ import annotations
+
+import inspect
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .game import Game
+from .kernel.observe import OBS_SIZE
+from .rules import NUM_ACTIONS, make_rules
+
+__all__ = ["SingleAgentEnv", "ENV_ID", "make_agent", "AGENT_NAMES"]
+
+AGENT_NAMES = ("random", "greedy")
+
+
+def _agent_class(name):
+    import agents  # the baseline agents package (top level, beside majiang_env)
+    cls = {"random": "RandomAgent", "greedy": "GreedyAgent"}.get(name)
+    if cls is None:
+        raise ValueError(f"unknown agent name {name!r}; known: {list(AGENT_NAMES)}")
+    if not hasattr(agents, cls):
+        raise ValueError(f"agent {name!r}: agents.{cls} is not available in this version")
+    return getattr(agents, cls)
+
+
+def make_agent(spec, seed=None, rules=None):
+    """An agent from a name (``"random"``, ``"greedy"``) or a class / factory
+    ``f(seed)``, seeded with ``seed``; ``rules`` is passed on when ``f`` takes it."""
+    f = _agent_class(spec) if isinstance(spec, str) else spec
+    if not callable(f):
+        raise ValueError(f"an agent spec must be a name, a class or a factory, not {spec!r}")
+    try:
+        takes_rules = "rules" in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        takes_rules = False
+    return f(seed, rules=rules) if takes_rules else f(seed)
+
+
+def _is_factory(spec):
+    return isinstance(spec, (str, type))
+
+
+class SingleAgentEnv(gym.Env):
+    """One seat of 馬将 for Gymnasium; the other seats are played by ``opponents``."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, opponents="random", seat=0, rules=None, reward_scale=1.0,
+                 illegal="terminate", illegal_reward=-1000.0, render_mode=None, **options):
+        if seat != "random" and (isinstance(seat, (bool, np.bool_)) or seat not in (0, 1, 2, 3)):
+            raise ValueError(f"seat must be 0-3 or 'random', got {seat!r}")
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * 3
+        if len(specs) != 3:
+            raise ValueError(f"opponents must be one spec or a list of 3, got {len(specs)}")
+        for s in specs:
+            if isinstance(s, str):
+                _agent_class(s)  # unknown names fail here, not at reset
+            elif not callable(s):
+                raise ValueError(f"an opponent must be a name, an agent class or an agent, not {s!r}")
+        self.rules = make_rules(rules, **options)
+        self._specs = specs
+        self.opponents = [None if _is_factory(s) else s for s in specs]
+        self.seat_option = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.reward_scale = float(reward_scale)
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        i16 = np.iinfo(np.int16)
+        self.observation_space = spaces.Box(i16.min, i16.max, (OBS_SIZE,), np.int16)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game = None
+        self._over = False
+
+    # ---- helpers --------------------------------------------------------
+    def _mask(self):
+        g = self.game
+        if g is None or self._over or g.done or g.current_player != self.seat:
+            return np.zeros(NUM_ACTIONS, np.int8)
+        return g.legal_mask()
+
+    def _info(self):
+        return {"action_mask": self._mask(), "scores": self.game.scores,
+                "hand": self.game.hand_index, "seat": self.seat}
+
+    def _play_others(self):
+        """Opponents act until it is our seat's turn or the game is over; return
+        our seat's point change from the hands that closed meanwhile."""
+        g, me = self.game, self.seat
+        gained = 0
+        while not g.done and g.current_player != me:
+            p = g.current_player
+            a = self.opponents[(p - me) % 4 - 1]({"observation": g.observe(p),
+                                                  "action_mask": g.legal_mask()})
+            gained += int(g.step(int(a))[me])
+        return gained
+
+    # ---- Gymnasium API ----------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the legal actions now (all False once the episode is over)."""
+        return self._mask().astype(bool)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.seat_option == "random":
+            self.seat = int(rng.integers(4))
+        for i, s in enumerate(self._specs):
+            if _is_factory(s):
+                self.opponents[i] = make_agent(s, int(rng.integers(2 ** 63)), self.rules)
+        self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
+        self._over = False
+        self._play_others()  # every seat makes its 変 choices first: no hand closes before our turn
+        return self.game.observe(self.seat), self._info()
+
+    def step(self, action):
+        g = self.game
+        if g is None:
+            raise RuntimeError("call reset() before step()")
+        if g.done or self._over:
+            raise RuntimeError("the episode is over; call reset()")
+        a = int(action)
+        if not (0 <= a < NUM_ACTIONS and g.is_legal(a)):
+            if self.illegal == "raise":
+                g.step(a)  # raises the engine's error naming the legal ids
+            self._over = True
+            info = self._info()
+            info["illegal"] = True
+            return g.observe(self.seat), self.illegal_reward, True, False, info
+        gained = int(g.step(a)[self.seat]) + self._play_others()
+        return g.observe(self.seat), self.reward_scale * gained, bool(g.done), False, self._info()
+
+    def render(self):
+        if self.render_mode is None or self.game is None:
+            return None
+        from .render import render_ansi, render_rgb
+        if self.render_mode == "ansi":
+            return render_ansi(self.game, self.seat)
+        return render_rgb(self.game)  # spectator picture: every hand open
+
+
+ENV_ID = "majiang_env/SingleAgent-v1"
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="majiang_env.wrappers:SingleAgentEnv")

@@ -1,0 +1,125 @@
+"""agents.ppo: features, credit assignment, a short training run, legality, evaluation, checkpoints."""
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import agents  # noqa: E402
+from agents import ppo  # noqa: E402
+from majiang_env import Game  # noqa: E402
+from majiang_env.vector import VectorGame  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    torch.set_num_threads(1)
+
+
+def noisy_net(seed=0, hidden=32):
+    """An untrained net with large random logits, so masking is what keeps it legal."""
+    torch.manual_seed(seed)
+    net = ppo.PolicyNet(hidden)
+    torch.nn.init.normal_(net.pi.weight, std=3.0)
+    torch.nn.init.normal_(net.pi.bias, std=3.0)
+    return net.eval()
+
+
+def test_features_shape_and_single_row():
+    vg = VectorGame(8, seed=1)
+    obs, mask, _ = vg.reset()
+    x = ppo.features(obs, mask)
+    assert x.shape == (8, ppo.N_FEATURES) and x.dtype == np.float32 and np.isfinite(x).all()
+    assert np.array_equal(ppo.features(obs[3], mask[3]), x[3])
+    assert np.array_equal(x[:, -156:], mask.astype(np.float32))
+
+
+def test_advantages_give_each_seat_its_hand_delta():
+    # one env, one hand: seats 0,1,0,2,1 act; the hand closes at the last step with deltas (+3,-3,0,0);
+    # seat 2 also wins a bonus of 1 at its decision. gamma = lam = 1 and zero values: advantage = return.
+    cfg = ppo.PPOConfig(gamma=1.0, lam=1.0)
+    seat = np.array([[0, 1, 0, 2, 1, 3]])
+    close = np.array([[False, False, False, False, True, False]])
+    rew = np.array([[0, 0, 0, 1, 0, 0]], np.float32)
+    delta = np.zeros((1, 6, 4), np.float32)
+    delta[0, 4] = [3, -3, 0, 0]
+    adv = ppo._advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
+    assert adv[0].tolist() == [3, -3, 3, 1, -3, 0]
+    # with discounting, earlier decisions of the same seat get gamma * the later return
+    cfg = ppo.PPOConfig(gamma=0.5, lam=1.0)
+    adv = ppo._advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
+    assert adv[0].tolist() == [1.5, -1.5, 3, 1, -3, 0]
+
+
+def test_short_training_run_learns_and_plays_legally(tmp_path):
+    cfg = ppo.PPOConfig(num_envs=16, rollout=160, hidden=32, minibatch=512, epochs=1, threads=1)
+    net, hist = ppo.train(cfg, seconds=None, updates=2, eval_every=2, eval_hands=8, log=None)
+    assert [h["update"] for h in hist] == [1, 2] and hist[-1]["decisions"] == 2 * 16 * 160
+    assert any(h["hands"] > 0 and h["entropy"] is not None for h in hist)
+    assert 0 <= hist[-1]["eval_random_win_rate"] <= 1
+    r = ppo.evaluate(ppo.PPOAgent(net), "random", hands=8, seed=0)
+    assert r["hands"] == 8 and r["games"] == 2 and 0 <= r["win_rate"] <= 1
+    # the training loop stops on time as well
+    _, hist = ppo.train(cfg, seconds=0.01, log=None)
+    assert len(hist) == 1
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_policy_only_picks_legal_actions(deterministic):
+    agent = ppo.PPOAgent(noisy_net(), deterministic=deterministic, seed=0)
+    for seed in range(2):
+        g = Game(seed=seed)
+        while not g.done:
+            mask = g.legal_mask()
+            a = agent(agents.game_obs(g))
+            assert mask[a] == 1
+            g.step(a)
+    vg = VectorGame(32, seed=3)
+    obs, mask, player = vg.reset()
+    for _ in range(200):
+        a = agent.act_batch(obs, mask)
+        assert (mask[np.arange(32), a] == 1).all()
+        obs, mask, player, _, _ = vg.step(a)
+    with pytest.raises(ValueError):
+        agent({"observation": obs[0], "action_mask": np.zeros(156, np.int8)})
+
+
+def test_save_load_round_trip(tmp_path):
+    net = noisy_net(hidden=48)
+    path = tmp_path / "p.pt"
+    ppo.save(net, path, ppo.PPOConfig(hidden=48), extra={"note": "x"})
+    back = ppo.load(path)
+    assert back.hidden == 48
+    vg = VectorGame(16, seed=2)
+    obs, mask, _ = vg.reset()
+    x, legal = torch.from_numpy(ppo.features(obs, mask)), torch.from_numpy(mask > 0)
+    with torch.no_grad():
+        for a, b in zip(net(x, legal), back(x, legal)):
+            assert torch.equal(a, b)
+    ck = torch.load(path, weights_only=True)
+    ck["n_in"] += 1
+    torch.save(ck, path)
+    with pytest.raises(ValueError):
+        ppo.load(path)
+
+
+def test_evaluate_baselines_by_name():
+    r = ppo.evaluate("random", "random", hands=8, seed=3)
+    assert r["games"] == 2 and r["hands"] == 8
+    assert r == {**ppo.evaluate("random", agents.RandomAgent, hands=8, seed=3), "seconds": r["seconds"]}
+    if hasattr(agents, "GreedyAgent"):
+        g = ppo.evaluate("greedy", "greedy", hands=8, seed=3)
+        assert g["win_rate"] + 3 * g["opponent_win_rate"] > 0
+
+
+def test_main_quick(tmp_path, monkeypatch):
+    # --quick with the training cut to a few seconds (the evaluation part runs as in --quick)
+    real_train = ppo.train
+    monkeypatch.setattr(ppo, "train", lambda cfg, seconds, **kw: real_train(cfg, seconds=3.0, **kw))
+    out = ppo.main(["--quick", "--json", str(tmp_path / "r.json"), "--out", str(tmp_path / "p.pt")])
+    assert out["vs_random"]["hands"] == 100 and out["history"]
+    assert json.loads((tmp_path / "r.json").read_text())["updates"] == out["updates"]
+    assert ppo.load(tmp_path / "p.pt").hidden == out["config"]["hidden"]
+    if hasattr(agents, "GreedyAgent"):
+        assert out["vs_greedy"]["hands"] == 100
