@@ -425,7 +425,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="a short smoke run (also MAJIANG_QUICK=1)")
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall time (evaluation excluded)")
     ap.add_argument("--eval-hands", type=int, default=2000)
-    ap.add_argument("--eval-every", type=int, default=10, help="learning-curve check every N updates")
+    ap.add_argument("--eval-every", type=int, default=5, help="learning-curve check every N updates")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="checkpoint path (.pt)")
     ap.add_argument("--json", default=None, help="write results and the learning curve as JSON here")
