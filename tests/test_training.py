@@ -61,8 +61,9 @@ def test_short_training_run_learns_and_plays_legally(tmp_path):
     r = ppo.evaluate(ppo.PPOAgent(net), "random", hands=8, seed=0)
     assert r["hands"] == 8 and r["games"] == 2 and 0 <= r["win_rate"] <= 1
     # the training loop stops on time as well
-    _, hist = ppo.train(cfg, seconds=0.01, log=None)
-    assert len(hist) == 1
+    tiny = ppo.PPOConfig(num_envs=4, rollout=8, hidden=16, threads=1)
+    _, hist = ppo.train(tiny, seconds=0.01, log=None)
+    assert len(hist) == 1 and hist[0]["hands"] == 0
 
 
 @pytest.mark.parametrize("deterministic", [True, False])
@@ -114,12 +115,13 @@ def test_evaluate_baselines_by_name():
 
 
 def test_main_quick(tmp_path, monkeypatch):
-    # --quick with the training cut to a few seconds (the evaluation part runs as in --quick)
+    # --quick with the training cut to 2 s and 20-hand evaluations
     real_train = ppo.train
-    monkeypatch.setattr(ppo, "train", lambda cfg, seconds, **kw: real_train(cfg, seconds=3.0, **kw))
-    out = ppo.main(["--quick", "--json", str(tmp_path / "r.json"), "--out", str(tmp_path / "p.pt")])
-    assert out["vs_random"]["hands"] == 100 and out["history"]
+    monkeypatch.setattr(ppo, "train", lambda cfg, seconds, **kw: real_train(cfg, seconds=2.0, **kw))
+    out = ppo.main(["--quick", "--eval-hands", "20", "--json", str(tmp_path / "r.json"),
+                    "--out", str(tmp_path / "p.pt")])
+    assert out["vs_random"]["hands"] == 20 and out["random_vs_random"]["hands"] == 80 and out["history"]
     assert json.loads((tmp_path / "r.json").read_text())["updates"] == out["updates"]
     assert ppo.load(tmp_path / "p.pt").hidden == out["config"]["hidden"]
     if hasattr(agents, "GreedyAgent"):
-        assert out["vs_greedy"]["hands"] == 100
+        assert out["vs_greedy"]["hands"] == 20
