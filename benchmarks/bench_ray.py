@@ -6,12 +6,15 @@ single-process ``selfplay``, measured in the same run; and rollout collection
 
 Figures are decisions per second of wall time on the driver (Ray start-up and
 actor creation excluded; chunk scheduling and result transfer included),
-best of ``--repeat`` runs. Every distributed run is checked to give the same
+best of ``--repeat`` runs. The in-process runs are measured with all numba
+threads and with one (a Ray worker has one per Ray CPU). Every distributed run is checked to give the same
 stats as the single-process one.
 """
 import argparse
 import os
 import time
+
+import numba
 
 from majiang_env import selfplay
 from majiang_env import distributed as dist
@@ -41,9 +44,14 @@ def main():
     args = ap.parse_args()
     n = args.games
     selfplay(64, num_envs=64)  # compile / load the kernel cache before the workers start
+    all_threads = numba.get_num_threads()
     dt, ref = best_of(args.repeat, lambda: selfplay(n, seed=0, num_envs=args.num_envs))
     base = ref["decisions"] / dt
-    rows = [("single process (numba threads: all)", "-", "-", base, n / dt, "-")]
+    rows = [("single process", "-", all_threads, base, n / dt, "-")]
+    numba.set_num_threads(1)
+    dt, s = best_of(args.repeat, lambda: selfplay(n, seed=0, num_envs=args.num_envs))
+    numba.set_num_threads(all_threads)
+    rows.append(("single process", "-", 1, s["decisions"] / dt, n / dt, "-"))
 
     t = time.perf_counter()
     dist.init(num_cpus=args.cpus)
@@ -61,30 +69,36 @@ def main():
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"selfplay, {n:,} games of 4 random agents, {os.cpu_count()} cores (load average {load:.1f} at the "
           f"end), Ray {dist._ray().__version__} started with num_cpus={args.cpus} in {t_init:.1f} s\n")
-    print("| run | workers | numba threads/worker | decisions/s | games/s | vs single process | same stats |")
+    print(f"| run | workers | numba threads/worker | decisions/s | games/s | vs single process ({all_threads} "
+          f"threads) | same stats |")
     print("|---|---|---|---|---|---|---|")
     for name, w, th, d, g, same in rows:
         print(f"| {name} | {w} | {th} | {d:,.0f} | {g:,.0f} | {d / base:.2f}x | {same} |")
 
     # rollouts: 2 streams x envs games, the masked random policy, T steps per collect
     S, B, T = 2, args.envs, args.steps
-    streams = [dist.RolloutStream(k, B, seed=0) for k in range(S)]
-    dt, _ = best_of(args.repeat, lambda: [s.collect(T) for s in streams])
-    base_r = S * B * T / dt
-    rrows = [("in this process (RolloutStream)", "-", base_r)]
+    rrows = []
+    for threads in (all_threads, 1):
+        numba.set_num_threads(threads)
+        streams = [dist.RolloutStream(k, B, seed=0) for k in range(S)]
+        [s.collect(2) for s in streams]
+        dt, _ = best_of(args.repeat, lambda: [s.collect(T) for s in streams])
+        rrows.append(("in this process (RolloutStream)", "-", threads, S * B * T / dt))
+    numba.set_num_threads(all_threads)
+    base_r = rrows[0][3]
     for workers in (1, 2):
         if workers > args.cpus:
             continue
         with dist.RolloutCollector(S, B, seed=0, num_workers=workers) as rc:
             rc.collect(2)
             dt, _ = best_of(args.repeat, lambda: rc.collect(T))
-            rrows.append(("Ray RolloutCollector", workers, S * B * T / dt))
+            rrows.append(("Ray RolloutCollector", workers, 1, S * B * T / dt))
     print(f"\nrollouts: {S} streams x {B} games, {T} steps per collect (obs, masks, actions, rewards "
           f"returned to the driver; recover=True ships each stream's state too)\n")
-    print("| run | workers | decisions/s | vs in-process |")
-    print("|---|---|---|---|")
-    for name, w, d in rrows:
-        print(f"| {name} | {w} | {d:,.0f} | {d / base_r:.2f}x |")
+    print(f"| run | workers | numba threads/worker | decisions/s | vs in-process ({all_threads} threads) |")
+    print("|---|---|---|---|---|")
+    for name, w, th, d in rrows:
+        print(f"| {name} | {w} | {th} | {d:,.0f} | {d / base_r:.2f}x |")
 
 
 if __name__ == "__main__":
