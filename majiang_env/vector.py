@@ -85,6 +85,14 @@ class VectorGame:
 AGENTS = {"random": batch.AGENT_RANDOM, "greedy": batch.AGENT_GREEDY}
 
 
+def _progress_bar(total):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ImportError("selfplay(progress=True) needs tqdm: pip install tqdm") from None
+    return tqdm(total=total, unit="game", desc="selfplay")
+
+
 def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "random"), seed: int = 0,
              num_envs: int = 1024, rules=None, progress: bool = False, first_game: int = 0) -> dict:
     """Play ``num_games`` whole games inside the compiled kernel; return stats (API.md).
@@ -93,6 +101,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     is dealt from ``game_seed(seed, j)`` and its random agents draw from a stream
     derived from that seed alone, so the stats of consecutive ranges add up to
     those of one call over their union (``majiang_env.distributed`` relies on it).
+    ``progress=True`` shows a tqdm bar (the run is then made of about 50 kernel calls).
     """
     agents = tuple(agents)
     if len(agents) != 4 or any(a not in AGENTS for a in agents):
@@ -109,10 +118,21 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     stats = np.zeros((B, 11), np.int64)
     codes = np.array([AGENTS[a] for a in agents], np.int32)
     dtab = tables.deficiency_table() if "greedy" in agents else np.zeros((1, tables.DEF_COLS), np.uint16)
+    r, wt = rules.to_array(True), tables.win_table()
+    # one kernel call, or (progress=True) about 50 calls over consecutive game ranges,
+    # which add up to the same stats
+    chunk = num_games if not progress else max(B, -(-num_games // 50))
+    bar = _progress_bar(num_games) if progress else None
     t = time.perf_counter()
-    batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed),
-                          int(num_games), codes, stats, int(first_game), dtab)
+    for start in range(0, num_games, max(chunk, 1)):
+        n = min(chunk, num_games - start)
+        batch.selfplay_kernel(st, r, wt, mask, np.uint64(seed), int(n), codes, stats,
+                              int(first_game) + start, dtab)
+        if bar is not None:
+            bar.update(n)
     dt = time.perf_counter() - t
+    if bar is not None:
+        bar.close()
     s = stats.sum(0)
     return {"games": int(s[0]), "hands": int(s[1]), "decisions": int(s[2]), "seconds": dt,
             "mean_points": (s[3:7] / max(1, s[0])).tolist(), "wins": s[7:11].tolist()}

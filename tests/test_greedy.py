@@ -10,7 +10,7 @@ from majiang_env import Game, RuleConfig, selfplay, tables
 from majiang_env.kernel import batch
 from majiang_env.kernel import agents as KA
 from majiang_env.kernel import layout as L
-from majiang_env.kernel.core import U64, mix64
+from majiang_env.kernel.core import U64, mix64, rand_below
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER,
                                         OBS_SIDE, OBS_SIZE)
 from majiang_env.vector import game_seed
@@ -342,7 +342,8 @@ def test_selfplay_kernel_decisions_equal_python_agents(rules):
             if seats[p] == "greedy":
                 a = agents[p](o)
             else:
-                a = batch._pick_random(rng, o["action_mask"], int(o["action_mask"].sum()))
+                legal = np.flatnonzero(o["action_mask"])  # the kernel's random seat: j-th legal id
+                a = legal[rand_below(rng, 0, legal.size)]
             g.step(int(a))
         assert g.record() == kernel_game.record()
         assert stats[0, 2] == sum(len(h["decisions"]) for h in g.record()["hands"]) - _forced(g)

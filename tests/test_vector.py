@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 import majiang_env as mj
 from majiang_env import Game, RuleConfig, replay, selfplay
@@ -84,3 +85,12 @@ def test_selfplay_first_game_ranges_add_up():
                             else [sum(p[k][q] for p in parts) for q in range(4)])
     pts = [sum(round(p["mean_points"][q] * p["games"]) for p in parts) for q in range(4)]
     assert pts == [round(x * 30) for x in whole["mean_points"]]
+
+
+def test_selfplay_progress_bar_same_stats(capsys):
+    pytest.importorskip("tqdm")
+    a = selfplay(37, seed=4, num_envs=8)
+    b = selfplay(37, seed=4, num_envs=8, progress=True)
+    for k in ("games", "hands", "decisions", "mean_points", "wins"):
+        assert a[k] == b[k]
+    assert "37/37" in capsys.readouterr().err

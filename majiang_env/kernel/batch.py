@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit, prange
 
 from .core import U64, advance, deal_squares, mix64, new_game, rand_below, settle
-from .layout import CUR, DELTAS, HAND, HNDEC, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
+from .layout import CUR, DELTAS, HAND, HNDEC, LEGAL, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
 from .observe import OBS_SIZE, observe
 from .agents import W_SIZE, greedy_action
 from ..rules import R_CHOW_OFF, R_KUIKAE
@@ -55,18 +55,6 @@ def batch_step(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, s
         observe(row, rules, row[CUR], obs[b])
 
 
-@njit(cache=True)
-def _pick_random(rng, mask, n):
-    j = rand_below(rng, 0, n)
-    a = 0
-    while True:
-        if mask[a]:
-            if j == 0:
-                return a
-            j -= 1
-        a += 1
-
-
 @njit(cache=True, parallel=True)
 def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, dt):
     """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...);
@@ -90,7 +78,7 @@ def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, 
                     observe(row, rules, p, obs)
                     a = greedy_action(obs, m, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
                 else:
-                    a = _pick_random(rng, m, n)
+                    a = row[LEGAL + rand_below(rng, 0, n)]  # uniform over the legal list
                 n = advance(row, rules, wt, m, a)
                 stats[b, 2] += 1
             stats[b, 0] += 1

@@ -11,14 +11,20 @@ from numba import njit
 from ..rules import (R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_DISCARD_DRAWN, R_KUIKAE,
                      R_FURITEN, R_REQ_YAKU, R_WINS_TO_CLOSE, R_PAYMENT, R_AUTO_FORCED,
                      GROUP)
-from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN,
+from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, NLEGAL, LEGAL, WIN_PENDING,
                      HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NCOL, NHAND, SIDE,
                      NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND, LAST, RETIRED,
-                     WINS, WIN_W, DECLOG, MAX_DEC, MELD_W, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
+                     WINS, WIN_W, DECLOG, MAX_DEC, MELD_W, SCRATCH, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
                      PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER)
 
 POW5 = np.array([5 ** j for j in range(9)], np.int32)
 U64 = np.uint64
+
+# Small rule steps called on every decision are inlined into their callers at
+# numba's IR level: a call to a separately compiled function that passes arrays
+# costs a reference-count increment and decrement per array (atomic NRT calls),
+# which would dominate these few-instruction helpers.
+hot = njit(cache=True)
 
 
 # ---- random numbers (splitmix64) ------------------------------------------
@@ -30,7 +36,7 @@ def mix64(x):
     return x ^ (x >> U64(31))
 
 
-@njit(cache=True)
+@hot
 def rand_below(rng, i, n):
     """Uniform int in [0, n) from the splitmix64 stream rng[i]."""
     rng[i] = rng[i] + U64(0x9E3779B97F4A7C15)
@@ -60,7 +66,7 @@ def deal_squares(st, seed):
 
 
 # ---- cards in hands --------------------------------------------------------
-@njit(cache=True)
+@hot
 def add_card(st, p, card):
     k = card >> 2
     st[HMASK + p * 36 + k] |= 1 << (card & 3)
@@ -70,7 +76,7 @@ def add_card(st, p, card):
     st[NHAND + p] += 1
 
 
-@njit(cache=True)
+@hot
 def remove_lowest(st, p, k):
     m = st[HMASK + p * 36 + k]
     c = 0
@@ -84,7 +90,7 @@ def remove_lowest(st, p, k):
     return k * 4 + c
 
 
-@njit(cache=True)
+@hot
 def take_from_square(st, p):
     h = st[HAND]
     pos = st[SQPOS + p]
@@ -93,7 +99,7 @@ def take_from_square(st, p):
 
 
 # ---- hand set-up -----------------------------------------------------------
-@njit(cache=True)
+@hot
 def start_hand(st, rules, h):
     st[HAND] = h
     st[START] = h % 4
@@ -126,7 +132,7 @@ def new_game(st, rules):
 
 
 # ---- claimable discards and win checks --------------------------------------
-@njit(cache=True)
+@hot
 def claimable(st, p, q):
     """Kind of q's discard that p may use now, or -1 (RULES.md §5)."""
     n = st[NRIVER + q]
@@ -137,17 +143,26 @@ def claimable(st, p, q):
     return st[RIVER + q * 18 + n - 1] >> 2
 
 
-@njit(cache=True)
+# Colour residues (count mod 3 per face colour) as a base-3 code -> the colour
+# that must hold the pair, or -1 when no 1 頭 + 門 split is possible (14 cards:
+# exactly one colour is 2 mod 3, the others 0 mod 3).
+POW3 = np.array([1, 3, 9, 27], np.int32)
+PAIR_COLOUR = np.full(81, -1, np.int32)
+for _c in range(4):
+    PAIR_COLOUR[2 * POW3[_c]] = _c
+
+
+@hot
 def is_win(st, wt, p, extra):
-    """Concealed hand of p (+ one card of kind ``extra`` if >= 0) is 1 pair + melds."""
+    """Concealed hand of p (+ one card of kind ``extra`` if >= 0) is 1 pair + melds.
+
+    The residue test needs no table look-up and no data-dependent branch, and
+    rejects almost every hand; only the survivors read the win table."""
     ec = extra // 9 if extra >= 0 else -1
-    pair = -1
-    for c in range(4):  # residues first: most hands fail here without a table look-up
-        r = (st[NCOL + p * 4 + c] + (1 if c == ec else 0)) % 3
-        if r == 1 or (r == 2 and pair >= 0):
-            return False
-        if r == 2:
-            pair = c
+    code = 0
+    for c in range(4):
+        code += ((st[NCOL + p * 4 + c] + (c == ec)) % 3) * POW3[c]
+    pair = PAIR_COLOUR[code]
     if pair < 0:
         return False
     for c in range(4):
@@ -161,37 +176,33 @@ def is_win(st, wt, p, extra):
 
 # ---- scoring (RULES.md §9) --------------------------------------------------
 @njit(cache=True)
-def subset_points(seat, mtype, mface, mv, mkan, mask):
-    """Points of one pattern made of the melds in ``mask`` (0 if none)."""
+def subset_points(seat, mtype, mface, mv, mkan, mask, vs):
+    """Points of one pattern made of the melds in ``mask`` (0 if none); vs: work space (4)."""
     n = 0
-    idx = np.empty(4, np.int64)
+    t = -1
+    faces = 0
     for i in range(4):
         if (mask >> i) & 1:
-            idx[n] = i
+            if n == 0:
+                t = mtype[i]
+                if mask == 1 << i:  # one meld: an own-colour triplet scores its number (完: 10)
+                    if t == 1 and mface[i] == seat:
+                        return 10 if mkan[i] else mv[i]
+                    return 0
+            elif mtype[i] != t:
+                return 0
+            faces |= 1 << mface[i]
+            j = n  # insertion sort of the values
+            while j > 0 and vs[j - 1] > mv[i]:
+                vs[j] = vs[j - 1]
+                j -= 1
+            vs[j] = mv[i]
             n += 1
-    if n == 1:
-        i = idx[0]
-        if mtype[i] == 1 and mface[i] == seat:
-            return 10 if mkan[i] else mv[i]
-        return 0
-    t = mtype[idx[0]]
-    faces = 0
-    vs = np.empty(4, np.int64)
-    for a in range(n):
-        i = idx[a]
-        if mtype[i] != t:
-            return 0
-        faces |= 1 << mface[i]
-        vs[a] = mv[i]
-    vs[:n] = np.sort(vs[:n])
-    k = 0
-    for c in range(4):
-        k += (faces >> c) & 1
+    k = (faces & 1) + ((faces >> 1) & 1) + ((faces >> 2) & 1) + ((faces >> 3) & 1)
     g = GROUP[n, k]
     if g < 0:
         return 0
     # t: 0 run, 1 triplet
-    edge_lo = 1
     edge_hi = 7 if t == 0 else 9
     shape = 0
     d = vs[1] - vs[0]
@@ -206,7 +217,7 @@ def subset_points(seat, mtype, mface, mv, mkan, mask):
         hi = False
         ok = True
         for a in range(n):
-            if vs[a] == edge_lo:
+            if vs[a] == 1:
                 lo = True
             elif vs[a] == edge_hi:
                 hi = True
@@ -220,11 +231,12 @@ def subset_points(seat, mtype, mface, mv, mkan, mask):
 
 
 @njit(cache=True)
-def best_patterns(seat, mtype, mface, mv, mkan, out):
-    """Best total of <= 3 disjoint patterns over 4 melds; out = (pts, mask) x 3."""
-    val = np.zeros(16, np.int64)
+def best_patterns(seat, mtype, mface, mv, mkan, out, val, vs):
+    """Best total of <= 3 disjoint patterns over 4 melds; out = (pts, mask) x 3.
+    val (16) and vs (4): work space."""
+    val[0] = 0
     for m in range(1, 16):
-        val[m] = subset_points(seat, mtype, mface, mv, mkan, m)
+        val[m] = subset_points(seat, mtype, mface, mv, mkan, m, vs)
     best = -1
     for a in range(16):
         if a and val[a] == 0:
@@ -256,18 +268,23 @@ def score_win(st, p, extra, out):
     out (length WIN_W - 4 = 15): 3 x (points, meld mask), 4 x (meld type, kind), pair kind.
     Meld types in ``out``: 1..4 as layout MT_*, 5 = concealed triplet, 6 = concealed run.
     """
-    cnt = np.empty(36, np.int64)
+    w = SCRATCH  # work space in the state row: no allocation
+    cnt = st[w:w + 36]
+    work = st[w + 36:w + 72]
+    mtype = st[w + 72:w + 76]  # 0 run, 1 triplet
+    mface = st[w + 76:w + 80]
+    mv = st[w + 80:w + 84]
+    mkan = st[w + 84:w + 88]
+    otype = st[w + 88:w + 92]
+    okind = st[w + 92:w + 96]
+    tmp = st[w + 96:w + 102]
+    val = st[w + 102:w + 118]
+    vs = st[w + 118:w + 122]
     for k in range(36):
         cnt[k] = st[HCNT + p * 36 + k]
     if extra >= 0:
         cnt[extra] += 1
     nm = st[NMELD + p]
-    mtype = np.zeros(4, np.int64)  # 0 run, 1 triplet
-    mface = np.zeros(4, np.int64)
-    mv = np.zeros(4, np.int64)
-    mkan = np.zeros(4, np.int64)
-    otype = np.zeros(4, np.int64)
-    okind = np.zeros(4, np.int64)
     for i in range(nm):
         t = st[MELDS + (p * 4 + i) * MELD_W]
         k = st[MELDS + (p * 4 + i) * MELD_W + 1]
@@ -279,8 +296,6 @@ def score_win(st, p, extra, out):
         okind[i] = k
     need = 4 - nm
     best = -1
-    tmp = np.zeros(6, np.int64)
-    work = np.empty(36, np.int64)
     for pk in range(36):
         if cnt[pk] < 2:
             continue
@@ -324,7 +339,7 @@ def score_win(st, p, extra, out):
                     ok = False
             if not ok:
                 continue
-            tot = best_patterns(p, mtype, mface, mv, mkan, tmp)
+            tot = best_patterns(p, mtype, mface, mv, mkan, tmp, val, vs)
             if tot > best:
                 best = tot
                 for j in range(6):
@@ -337,20 +352,15 @@ def score_win(st, p, extra, out):
 
 
 @njit(cache=True)
-def can_win(st, rules, wt, p, extra):
-    if not is_win(st, wt, p, extra):
-        return False
-    if rules[R_REQ_YAKU]:
-        out = np.zeros(15, np.int64)
-        return score_win(st, p, extra, out) > 0
-    return True
-
-
-@njit(cache=True)
-def record_win(st, rules, p, frm, card, extra):
+def record_win(st, rules):
+    """Score the win of this turn (st[WIN_PENDING]) and settle its payments."""
+    p = st[WIN_PENDING]
+    frm = st[WIN_PENDING + 1]
+    card = st[WIN_PENDING + 2]
+    extra = st[WIN_PENDING + 3]
     h = st[HAND]
     w = WINS + (h * 3 + st[NWINS]) * WIN_W
-    out = np.zeros(15, np.int64)
+    out = st[SCRATCH + 122:SCRATCH + 137]
     pts = score_win(st, p, extra, out)
     base = pts if pts > 0 else 1
     st[w] = p
@@ -376,8 +386,32 @@ def record_win(st, rules, p, frm, card, extra):
     st[RETIRED + p] = 1
 
 
-# ---- legal actions -----------------------------------------------------------
 @njit(cache=True)
+def drop_patternless_wins(st, rules, mask, n):
+    """require_yaku: remove the 模 / 栄 actions whose best reading scores no pattern."""
+    p = st[CUR]
+    out = st[SCRATCH + 122:SCRATCH + 137]
+    j = 0
+    for i in range(n):
+        a = st[LEGAL + i]
+        keep = True
+        if a == 108:  # 模
+            extra = -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2
+            keep = score_win(st, p, extra, out) > 0
+        elif a >= 117:  # 栄
+            q = (p + a - 116) & 3
+            keep = score_win(st, p, st[RIVER + q * 18 + st[NRIVER + q] - 1] >> 2, out) > 0
+        if keep:
+            st[LEGAL + j] = a
+            j += 1
+        else:
+            mask[a] = 0
+    st[NLEGAL] = j
+    return j
+
+
+# ---- legal actions -----------------------------------------------------------
+@hot
 def discard_options_exist(st, p, banned):
     """After a pick-up: is there any 打 (not of kind ``banned``), 暗 or 明?"""
     for k in range(36):
@@ -392,7 +426,7 @@ def discard_options_exist(st, p, banned):
     return False
 
 
-@njit(cache=True)
+@hot
 def pick_ok(st, rules, p, k, k1, k2):
     """kuikae=False: picking up kind k with hand kinds k1, k2 must leave a discard option."""
     if rules[R_KUIKAE]:
@@ -406,83 +440,111 @@ def pick_ok(st, rules, p, k, k1, k2):
 
 
 @njit(cache=True)
-def legal(st, rules, wt, mask):
-    """Write the legal mask (int8[156]) of the player to act; return the count."""
+def legal_shapes(st, rules, wt, mask):
+    """Write the legal actions of the player to act: the mask (int8[156]) and the
+    ascending list st[LEGAL:LEGAL + n]; return n. 模 and 栄 are marked by the
+    winning shape alone (``legal`` adds require_yaku). Each list entry is written
+    unconditionally and kept by advancing n, which keeps the loops branch-light."""
     for a in range(156):
         mask[a] = 0
     ph = st[PHASE]
     p = st[CUR]
     n = 0
     if ph == PH_OVER:
+        st[NLEGAL] = 0
         return 0
     hc = HCNT + p * 36
     if ph == PH_EXCHANGE:
         for k in range(36):
-            if st[hc + k] > 0:
-                mask[120 + k] = 1
-                n += 1
+            ok = st[hc + k] > 0
+            mask[120 + k] = ok
+            st[LEGAL + n] = 120 + k
+            n += ok
+        st[NLEGAL] = n
         return n
     last_lap = st[SLOT] >= 72
     if ph == PH_TAKE:
+        st[LEGAL] = 110
         mask[110] = 1
         n = 1
-        for d in range(1, 4):
-            q = (p + d) % 4
-            k = claimable(st, p, q)
-            if k < 0:
-                continue
-            if not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0):
-                if can_win(st, rules, wt, p, k):
-                    mask[116 + d] = 1
+        ck = rules[R_CHOW_OFF]
+        kinds = (claimable(st, p, (p + 1) & 3), claimable(st, p, (p + 2) & 3),
+                 claimable(st, p, (p + 3) & 3))
+        if not last_lap:
+            for d in range(1, 4):  # 刻 111-113
+                k = kinds[d - 1]
+                if k >= 0 and st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
+                    mask[110 + d] = 1
+                    st[LEGAL + n] = 110 + d
                     n += 1
-            if last_lap:
-                continue
-            if st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
-                mask[110 + d] = 1
-                n += 1
-            if d == rules[R_CHOW_OFF]:
+            k = kinds[ck - 1]  # 順 114-116: the discard is the low / middle / high card
+            if k >= 0:
                 num = k % 9
                 if num <= 6 and st[hc + k + 1] > 0 and st[hc + k + 2] > 0 and pick_ok(st, rules, p, k, k + 1, k + 2):
                     mask[114] = 1
+                    st[LEGAL + n] = 114
                     n += 1
                 if 1 <= num <= 7 and st[hc + k - 1] > 0 and st[hc + k + 1] > 0 and pick_ok(st, rules, p, k, k - 1, k + 1):
                     mask[115] = 1
+                    st[LEGAL + n] = 115
                     n += 1
                 if num >= 2 and st[hc + k - 2] > 0 and st[hc + k - 1] > 0 and pick_ok(st, rules, p, k, k - 2, k - 1):
                     mask[116] = 1
+                    st[LEGAL + n] = 116
                     n += 1
+        for d in range(1, 4):  # 栄 117-119
+            k = kinds[d - 1]
+            if k >= 0 and not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0) and is_win(st, wt, p, k):
+                mask[116 + d] = 1
+                st[LEGAL + n] = 116 + d
+                n += 1
+        st[NLEGAL] = n
         return n
     # discard phase
-    merged = rules[R_DISCARD_DRAWN] != 0
-    if st[TOOK] == 1:
-        extra = -1 if merged else st[DRAWN] >> 2
-        if can_win(st, rules, wt, p, extra):
-            mask[108] = 1
-            n += 1
+    tsumo = st[TOOK] == 1 and is_win(st, wt, p, -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2)
+    if not last_lap:
+        banned = st[PICK_KIND] if (st[TOOK] == 2 and not rules[R_KUIKAE]) else -1
+        kan4 = False
+        for k in range(36):  # 打
+            c = st[hc + k]
+            ok = c > 0 and k != banned
+            mask[k] = ok
+            st[LEGAL + n] = k
+            n += ok
+            kan4 |= c == 4
+        if kan4:
+            for k in range(36):  # 暗
+                if st[hc + k] == 4:
+                    mask[36 + k] = 1
+                    st[LEGAL + n] = 36 + k
+                    n += 1
+        m = MELDS + p * 4 * MELD_W
+        mk = 0  # 明: bits of the pung kinds with a fourth card in hand
+        for i in range(st[NMELD + p]):
+            if st[m + i * MELD_W] == MT_PUNG and st[hc + st[m + i * MELD_W + 1]] > 0:
+                mk |= 1 << st[m + i * MELD_W + 1]
+        k = 0
+        while mk:
+            if mk & 1:
+                mask[72 + k] = 1
+                st[LEGAL + n] = 72 + k
+                n += 1
+            mk >>= 1
+            k += 1
+    if tsumo:
+        mask[108] = 1
+        st[LEGAL + n] = 108
+        n += 1
     if last_lap:
         mask[109] = 1
-        return n + 1
-    banned = -1
-    if st[TOOK] == 2 and not rules[R_KUIKAE]:
-        banned = st[PICK_KIND]
-    for k in range(36):
-        c = st[hc + k]
-        if c > 0 and k != banned:
-            mask[k] = 1
-            n += 1
-        if c == 4:
-            mask[36 + k] = 1
-            n += 1
-    for i in range(st[NMELD + p]):
-        m = MELDS + (p * 4 + i) * MELD_W
-        if st[m] == MT_PUNG and st[hc + st[m + 1]] > 0:
-            mask[72 + st[m + 1]] = 1
-            n += 1
+        st[LEGAL + n] = 109
+        n += 1
+    st[NLEGAL] = n
     return n
 
 
 # ---- applying actions --------------------------------------------------------
-@njit(cache=True)
+@hot
 def to_river(st, p, card, kan):
     n = st[NRIVER + p]
     st[RIVER + p * 18 + n] = card
@@ -492,7 +554,7 @@ def to_river(st, p, card, kan):
     st[RKIND + p * 36 + (card >> 2)] += 1
 
 
-@njit(cache=True)
+@hot
 def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     m = MELDS + (p * 4 + st[NMELD + p]) * MELD_W
     st[m] = t
@@ -505,7 +567,7 @@ def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     st[NMELD + p] += 1
 
 
-@njit(cache=True)
+@hot
 def end_hand(st, rules):
     h = st[HAND] + 1
     if h >= rules[R_HANDS]:
@@ -516,7 +578,7 @@ def end_hand(st, rules):
     start_hand(st, rules, h)
 
 
-@njit(cache=True)
+@hot
 def end_turn(st, rules):
     p = st[CUR]
     if st[DRAWN] >= 0 and not rules[R_DISCARD_DRAWN]:
@@ -525,13 +587,10 @@ def end_turn(st, rules):
     st[TOOK] = 0
     st[PICK_KIND] = -1
     st[LAST + p] = st[SLOT]
-    if st[NWINS] >= rules[R_WINS_TO_CLOSE]:
-        end_hand(st, rules)
-        return
     s = st[SLOT] + 1
     while s < 76 and st[RETIRED + (st[START] + s) % 4]:
         s += 1
-    if s >= 76:
+    if s >= 76 or st[NWINS] >= rules[R_WINS_TO_CLOSE]:
         end_hand(st, rules)
         return
     st[SLOT] = s
@@ -541,7 +600,10 @@ def end_turn(st, rules):
 
 @njit(cache=True)
 def apply(st, rules, action):
-    """Apply a legal action of the player to act (no checks)."""
+    """Apply a legal action of the player to act (no checks). Returns True for 栄 /
+    模: the win is left in st[WIN_PENDING] and ``play`` scores it and ends the
+    turn. Keeping the scoring search out makes this function call no separately
+    compiled code, so numba compiles it with no reference counting at all."""
     p = st[CUR]
     h = st[HAND]
     nd = st[HNDEC + h]
@@ -561,7 +623,7 @@ def apply(st, rules, action):
             st[CUR] = st[START]
         elif e % 4 == 0:
             st[CUR] = (p + 1) % 4
-        return
+        return False
     if action == 110:  # 引
         c = take_from_square(st, p)
         st[DRAWN] = c
@@ -569,7 +631,7 @@ def apply(st, rules, action):
         if rules[R_DISCARD_DRAWN]:
             add_card(st, p, c)
         st[PHASE] = PH_DISCARD
-        return
+        return False
     if action > 110:  # take from a river
         if action < 114:
             q = (p + action - 110) % 4
@@ -582,9 +644,11 @@ def apply(st, rules, action):
         k = card >> 2
         if action >= 117:  # 栄
             st[RFLAG + ri] |= 16 << p
-            record_win(st, rules, p, q, card, k)
-            end_turn(st, rules)
-            return
+            st[WIN_PENDING] = p
+            st[WIN_PENDING + 1] = q
+            st[WIN_PENDING + 2] = card
+            st[WIN_PENDING + 3] = k
+            return True
         st[RFLAG + ri] |= 1 << p
         if action < 114:
             c0 = remove_lowest(st, p, k)
@@ -592,19 +656,13 @@ def apply(st, rules, action):
             add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), card, -1)
         else:
             low = k - (action - 114)
-            ks = np.empty(2, np.int64)
-            j = 0
-            for kk in range(low, low + 3):
-                if kk != k:
-                    ks[j] = kk
-                    j += 1
-            c0 = remove_lowest(st, p, ks[0])
-            c1 = remove_lowest(st, p, ks[1])
+            c0 = remove_lowest(st, p, low if low != k else low + 1)  # the two run kinds
+            c1 = remove_lowest(st, p, low + 2 if low + 2 != k else low + 1)  # other than k
             add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), card, -1)
         st[TOOK] = 2
         st[PICK_KIND] = k
         st[PHASE] = PH_DISCARD
-        return
+        return False
     # discard phase
     if action < 36:  # 打
         to_river(st, p, remove_lowest(st, p, action), False)
@@ -626,28 +684,49 @@ def apply(st, rules, action):
                 st[m + 6] = c
         to_river(st, p, c, True)
     elif action == 108:  # 模
-        drawn = st[DRAWN]
-        extra = -1 if rules[R_DISCARD_DRAWN] else drawn >> 2
-        record_win(st, rules, p, -1, drawn, extra)
+        st[WIN_PENDING] = p
+        st[WIN_PENDING + 1] = -1
+        st[WIN_PENDING + 2] = st[DRAWN]
+        st[WIN_PENDING + 3] = -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2
+        return True
     end_turn(st, rules)
+    return False
 
 
-@njit(cache=True)
+# ---- one decision: the entry points of the Python faces and batch loops --------
+# These few lines are inlined into each caller (numba IR level), so a decision
+# calls only ``apply`` and ``legal_shapes``, which use no reference counting;
+# the rare win scoring and require_yaku search are called only when needed.
+@hot
+def legal(st, rules, wt, mask):
+    """Legal actions of the player to act (mask and st[LEGAL:]); returns the count."""
+    n = legal_shapes(st, rules, wt, mask)
+    if rules[R_REQ_YAKU] and (mask[108] or mask[117] or mask[118] or mask[119]):
+        n = drop_patternless_wins(st, rules, mask, n)
+    return n
+
+
+@hot
+def play(st, rules, action):
+    """Apply ``action`` of the player to act, scoring a win and ending the turn."""
+    if apply(st, rules, action):
+        record_win(st, rules)
+        end_turn(st, rules)
+
+
+@hot
 def settle(st, rules, wt, mask):
-    """Compute the mask at the current state, applying forced actions when auto_forced."""
+    """Compute the legal actions now, applying forced actions when auto_forced."""
     n = legal(st, rules, wt, mask)
     if rules[R_AUTO_FORCED]:
         while n == 1:
-            a = 0
-            while mask[a] == 0:
-                a += 1
-            apply(st, rules, a)
+            play(st, rules, st[LEGAL])
             n = legal(st, rules, wt, mask)
     return n
 
 
-@njit(cache=True)
+@hot
 def advance(st, rules, wt, mask, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
-    apply(st, rules, action)
+    play(st, rules, action)
     return settle(st, rules, wt, mask)

@@ -20,6 +20,8 @@ def _f(name, *shape):
 
 MAX_HANDS = 4
 MELD_W = 7  # fields per meld
+MAX_LEGAL = 32
+SCRATCH_W = 144
 MAX_DEC = 180  # decisions per hand (16 exchange + 76 turns x 2 phases = 168)
 
 HAND = _f("hand index", 1)
@@ -32,6 +34,10 @@ EXCH = _f("exchange decisions made in this hand (0..16)", 1)
 TOOK = _f("take of this turn: 0 none, 1 draw, 2 pick-up", 1)
 PICK_KIND = _f("kind picked up this turn, -1", 1)
 DRAWN = _f("card drawn this turn, -1", 1)
+WIN_PENDING = _f("the win of this turn, scored before the turn ends: seat, from, card, "
+                  "extra kind", 4)
+NLEGAL = _f("number of legal actions at this decision", 1)
+LEGAL = _f("legal action ids at this decision, ascending (at most 14 打 + 3 暗 + 4 明 + 模)", MAX_LEGAL)
 SCORES = _f("cumulative scores", 4)
 DELTAS = _f("point change per hand and seat", MAX_HANDS, 4)
 HNDEC = _f("decisions made in each hand", MAX_HANDS)
@@ -56,6 +62,7 @@ LAST = _f("slot of each seat's previous turn, -1", 4)
 RETIRED = _f("1 once the seat has won this hand", 4)
 WINS = _f("win log per hand: seat, from, card, base, 3 x (points, meld mask), "
           "4 x (meld type, kind), pair kind", MAX_HANDS, 3, 19)
+SCRATCH = _f("work space of the scoring functions (no meaning between calls)", SCRATCH_W)
 DECLOG = _f("decision log per hand: seat, action", MAX_HANDS, MAX_DEC, 2)
 SIZE = _off
 
