@@ -5,6 +5,7 @@ Needs the ``train`` extra (``pip install torch==2.13.0 && pip install -e ".[trai
     python -m agents.ppo --quick           # smoke run: ~15 s of training, 100-hand evaluations
     python -m agents.ppo                   # 8 min of training, then 2,000-hand evaluations
     python -m agents.ppo --minutes 10 --out ppo.pt --json result.json
+    python -m agents.ppo --imitate 3       # 3 min of cloning GreedyAgent, then 5 min of self-play
 
 How it trains
 -------------
@@ -22,6 +23,11 @@ How it trains
 * Reward shaping (on by default): ``win_bonus`` on a winning decision (模 108,
   栄 117-119) plus ``point_scale`` × the hand's point change. Evaluation counts
   real wins and points only.
+
+Optional warm start (``--imitate MINUTES``, :func:`imitate`): behaviour cloning
+of ``GreedyAgent`` (masked cross-entropy on its decisions while it plays all
+four seats), then self-play PPO from that network. Not on by default: the
+default run is self-play from scratch.
 
 Evaluation: :func:`evaluate` plays whole ``Game`` s with the policy in seat
 ``g % 4`` of game g and three baseline agents (``"random"``, ``"greedy"`` or an
@@ -47,7 +53,7 @@ from majiang_env.rules import NUM_ACTIONS, make_rules
 from majiang_env.vector import VectorGame
 from majiang_env.wrappers import make_agent
 
-__all__ = ["features", "N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train",
+__all__ = ["features", "N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train", "imitate",
            "evaluate", "evaluate_vector", "save", "load", "WIN_ACTIONS", "main"]
 
 WIN_ACTIONS = np.zeros(NUM_ACTIONS, bool)
@@ -336,6 +342,62 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
     return net, history
 
 
+def imitate(net, teacher="greedy", seconds=60.0, chunks=None, num_envs=256, steps=16, minibatch=1024,
+            lr=1e-3, seed=0, rules=None, threads=2, log="print"):
+    """Behaviour cloning, an optional warm start before :func:`train`: ``teacher``
+    (a name such as ``"greedy"``, an agent class or an agent) plays all four seats of
+    a ``VectorGame(num_envs)``; every ``steps`` decisions per game, ``net``'s policy
+    head takes one pass of masked cross-entropy over those decisions, until
+    ``seconds`` of wall time or ``chunks`` passes, whichever comes first. Returns a history like :func:`train`'s: per chunk
+    ``decisions, seconds, loss, accuracy`` (agreement with the teacher, each
+    minibatch measured before its step; a teacher that breaks ties at random
+    caps it below 1). Only the policy head and the body learn here."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    agent = teacher if callable(teacher) and not isinstance(teacher, type) else make_agent(teacher, seed, rules)
+    opt = torch.optim.Adam(list(net.body.parameters()) + list(net.pi.parameters()), lr=lr)
+    vg = VectorGame(num_envs, rules=rules, seed=seed)
+    obs, mask, _ = vg.reset()
+    B, T = num_envs, steps
+    b_obs = np.empty((T, B, O.OBS_SIZE), np.int16)
+    b_mask = np.empty((T, B, NUM_ACTIONS), np.int8)
+    b_act = np.empty((T, B), np.int64)
+    history, spent, n = [], 0.0, 0
+    while (seconds is None or spent < seconds) and (chunks is None or len(history) < chunks):
+        t0 = time.perf_counter()
+        for t in range(T):
+            a = np.fromiter((agent({"observation": obs[i], "action_mask": mask[i]}) for i in range(B)),
+                            np.int64, B)
+            b_obs[t], b_mask[t], b_act[t] = obs, mask, a
+            obs, mask, _, _, _ = vg.step(a)
+        X = torch.from_numpy(features(b_obs.reshape(T * B, -1), b_mask.reshape(T * B, -1)))
+        L = torch.from_numpy(b_mask.reshape(T * B, -1) > 0)
+        A = torch.from_numpy(b_act.reshape(-1))
+        net.train()
+        perm = torch.randperm(T * B)
+        loss_sum = hit = 0.0
+        for i in range(0, T * B, minibatch):
+            idx = perm[i:i + minibatch]
+            logits, _ = net(X[idx], L[idx])
+            loss = nn.functional.cross_entropy(logits, A[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            loss_sum += loss.item() * len(idx)
+            hit += (logits.argmax(1) == A[idx]).sum().item()
+        n += T * B
+        spent += time.perf_counter() - t0
+        rec = {"decisions": n, "seconds": round(spent, 2), "loss": loss_sum / (T * B), "accuracy": hit / (T * B)}
+        history.append(rec)
+        if log == "print" and len(history) % 20 == 0:
+            print("imitate " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in rec.items()))
+        elif callable(log):
+            log(rec)
+    net.eval()
+    return history
+
+
 @torch.no_grad()
 def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None):
     """Quick batched check: the policy (argmax) in seat ``g % 4`` of game g, uniformly
@@ -421,27 +483,43 @@ def _has_greedy():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Self-play masked PPO for 馬将, then evaluation.")
+    ap = argparse.ArgumentParser(description="Self-play masked PPO for 馬将 (optionally after cloning "
+                                             "GreedyAgent), then evaluation.")
     ap.add_argument("--quick", action="store_true", help="a short smoke run (also MAJIANG_QUICK=1)")
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall time (evaluation excluded)")
+    ap.add_argument("--imitate", type=float, default=0.0, metavar="MINUTES",
+                    help="first clone GreedyAgent for this long (part of --minutes; default 0: pure self-play)")
     ap.add_argument("--eval-hands", type=int, default=2000)
     ap.add_argument("--eval-every", type=int, default=5, help="learning-curve check every N updates")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="checkpoint path (.pt)")
     ap.add_argument("--json", default=None, help="write results and the learning curve as JSON here")
     args = ap.parse_args(argv)
+    if not 0 <= args.imitate < args.minutes:
+        ap.error("--imitate must be at least 0 and less than --minutes")
     quick = args.quick or os.environ.get("MAJIANG_QUICK") == "1"
     cfg = PPOConfig(seed=args.seed)
     if quick:
         cfg.num_envs, cfg.rollout = 64, 64
     seconds = 15.0 if quick else args.minutes * 60
     eval_hands = min(args.eval_hands, 100) if quick else args.eval_hands
-    net, hist = train(cfg, seconds=seconds, eval_every=args.eval_every, eval_hands=100 if quick else 400)
+    torch.set_num_threads(cfg.threads)
+    net, bc = PolicyNet(cfg.hidden), []
+    if args.imitate > 0:
+        bc_seconds = min(args.imitate * 60, seconds / 3 if quick else seconds)
+        bc = imitate(net, "greedy", seconds=bc_seconds, seed=args.seed + 1, threads=cfg.threads)
+        seconds -= bc[-1]["seconds"]
+        before = evaluate_vector(net, hands=100 if quick else 400, seed=9_999)["win_rate"]
+        print(f"imitation: {bc[-1]['decisions']:,} decisions in {bc[-1]['seconds']:.0f} s, accuracy "
+              f"{bc[-1]['accuracy']:.1%}; quick check vs random seats: {before:.2%}")
+    net, hist = train(cfg, seconds=max(seconds, 1.0), eval_every=args.eval_every,
+                      eval_hands=100 if quick else 400, net=net)
     if args.out:
         save(net, args.out, cfg)
     me = PPOAgent(net)
-    out = {"train_seconds": hist[-1]["seconds"], "updates": len(hist), "decisions": hist[-1]["decisions"],
-           "config": asdict(cfg), "history": hist}
+    out = {"train_seconds": hist[-1]["seconds"] + (bc[-1]["seconds"] if bc else 0.0), "updates": len(hist),
+           "decisions": hist[-1]["decisions"], "config": asdict(cfg), "history": hist,
+           "imitation": bc}
     # baselines: a baseline agent in the same seat of the same tables (more hands: they are cheap)
     out["vs_random"] = evaluate(me, "random", hands=eval_hands, seed=1)
     out["random_vs_random"] = evaluate("random", "random", hands=4 * eval_hands, seed=1)

@@ -66,6 +66,19 @@ def test_short_training_run_learns_and_plays_legally(tmp_path):
     assert len(hist) == 1 and hist[0]["hands"] == 0
 
 
+def test_imitation_learns_a_simple_teacher():
+    def first_legal(obs):
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    torch.manual_seed(0)
+    net = ppo.PolicyNet(32)
+    hist = ppo.imitate(net, first_legal, seconds=None, chunks=12, num_envs=32, steps=8, minibatch=256,
+                       lr=3e-3, threads=1, log=None)
+    assert len(hist) == 12 and hist[-1]["decisions"] == 12 * 32 * 8
+    assert hist[-1]["accuracy"] > max(0.8, hist[0]["accuracy"] + 0.3)
+    assert hist[-1]["loss"] < hist[0]["loss"]
+
+
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_policy_only_picks_legal_actions(deterministic):
     agent = ppo.PPOAgent(noisy_net(), deterministic=deterministic, seed=0)
@@ -125,3 +138,7 @@ def test_main_quick(tmp_path, monkeypatch):
     assert ppo.load(tmp_path / "p.pt").hidden == out["config"]["hidden"]
     if hasattr(agents, "GreedyAgent"):
         assert out["vs_greedy"]["hands"] == 20
+        out = ppo.main(["--quick", "--imitate", "0.05", "--eval-hands", "4"])
+        assert out["imitation"] and out["vs_greedy"]["hands"] == 4
+    with pytest.raises(SystemExit):
+        ppo.main(["--quick", "--imitate", "9", "--minutes", "8"])
