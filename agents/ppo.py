@@ -43,6 +43,9 @@ import os
 import time
 from dataclasses import asdict, dataclass
 
+from contextlib import contextmanager
+
+import numba
 import numpy as np
 import torch
 from torch import nn
@@ -178,7 +181,8 @@ class PPOConfig:
     hidden: int = 256
     win_bonus: float = 1.0        # shaping: reward on a winning decision
     point_scale: float = 1 / 30   # reward per point of a hand's point change
-    threads: int = 2
+    threads: int = 1              # torch threads; see _threads
+    numba_threads: int = 1        # VectorGame kernel threads during training
     seed: int = 0
 
 
@@ -212,6 +216,22 @@ def _advantages(cfg, n_train, close, seat, rew, delta, val):
     return adv
 
 
+@contextmanager
+def _threads(n_torch, n_numba):
+    """torch and numba thread counts for one call, restored afterwards. One each is the
+    default: the rollout alternates the numba kernel and the torch network, and on 2
+    cores, the more so on a shared machine, their thread pools waiting for each other
+    cost far more than a second thread gains (measured: rollouts several times slower)."""
+    old = torch.get_num_threads(), numba.get_num_threads()
+    torch.set_num_threads(n_torch)
+    numba.set_num_threads(max(1, min(n_numba, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old[0])
+        numba.set_num_threads(old[1])
+
+
 def train(config: PPOConfig | None = None, seconds: float | None = 300.0, updates: int | None = None,
           eval_every: int = 0, eval_hands: int = 400, log="print", net: PolicyNet | None = None,
           rules=None):
@@ -230,7 +250,11 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
     if seconds is None and updates is None:
         raise ValueError("give seconds or updates")
     cfg = config or PPOConfig()
-    torch.set_num_threads(cfg.threads)
+    with _threads(cfg.threads, cfg.numba_threads):
+        return _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules)
+
+
+def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules):
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     net = net or PolicyNet(cfg.hidden)
@@ -343,16 +367,21 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
 
 
 def imitate(net, teacher="greedy", seconds=60.0, chunks=None, num_envs=256, steps=16, minibatch=1024,
-            lr=1e-3, seed=0, rules=None, threads=2, log="print"):
+            lr=1e-3, seed=0, rules=None, threads=1, numba_threads=1, log="print"):
     """Behaviour cloning, an optional warm start before :func:`train`: ``teacher``
     (a name such as ``"greedy"``, an agent class or an agent) plays all four seats of
     a ``VectorGame(num_envs)``; every ``steps`` decisions per game, ``net``'s policy
     head takes one pass of masked cross-entropy over those decisions, until
-    ``seconds`` of wall time or ``chunks`` passes, whichever comes first. Returns a history like :func:`train`'s: per chunk
+    ``seconds`` of wall time or ``chunks`` passes, whichever comes first. Returns a
+    history like :func:`train`'s: per chunk
     ``decisions, seconds, loss, accuracy`` (agreement with the teacher, each
     minibatch measured before its step; a teacher that breaks ties at random
     caps it below 1). Only the policy head and the body learn here."""
-    torch.set_num_threads(threads)
+    with _threads(threads, numba_threads):
+        return _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log)
+
+
+def _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log):
     torch.manual_seed(seed)
     agent = teacher if callable(teacher) and not isinstance(teacher, type) else make_agent(teacher, seed, rules)
     opt = torch.optim.Adam(list(net.body.parameters()) + list(net.pi.parameters()), lr=lr)
@@ -507,7 +536,8 @@ def main(argv=None):
     net, bc = PolicyNet(cfg.hidden), []
     if args.imitate > 0:
         bc_seconds = min(args.imitate * 60, seconds / 3 if quick else seconds)
-        bc = imitate(net, "greedy", seconds=bc_seconds, seed=args.seed + 1, threads=cfg.threads)
+        bc = imitate(net, "greedy", seconds=bc_seconds, seed=args.seed + 1, threads=cfg.threads,
+                     numba_threads=cfg.numba_threads)
         seconds -= bc[-1]["seconds"]
         before = evaluate_vector(net, hands=100 if quick else 400, seed=9_999)["win_rate"]
         print(f"imitation: {bc[-1]['decisions']:,} decisions in {bc[-1]['seconds']:.0f} s, accuracy "
