@@ -68,7 +68,8 @@ class Game:
             sq = _check_squares(squares, self.rules.hands_per_game)
             self._st[L.SQUARES:L.SQUARES + sq.size] = sq.ravel()
         core.new_game(self._st, self._rules)
-        self._n = core.settle(self._st, self._rules, self._wt, self._mask)
+        self._n = core.settle(self._st, self._rules, self._wt)
+        core.write_mask(self._st, self._mask)
 
     # ---- state -------------------------------------------------------------
     @property
@@ -120,7 +121,8 @@ class Game:
                 f"action {a} ({action_name(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
                 f"is not legal: {what}, seat {self.current_player}, legal ids {self.legal_actions()}")
         h = self._st[L.HAND]
-        self._n = core.advance(self._st, self._rules, self._wt, self._mask, a)
+        self._n = core.advance(self._st, self._rules, self._wt, a)
+        core.write_mask(self._st, self._mask)
         if self._st[L.HAND] != h:
             return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)
         return np.zeros(4, np.int64)
@@ -290,5 +292,6 @@ def _replay(record, auto_forced=True, collect=None) -> Game:
     g.auto_forced = bool(auto_forced)
     g._rules = g.rules.to_array(g.auto_forced)
     if g.auto_forced:
-        g._n = core.settle(g._st, g._rules, g._wt, g._mask)
+        g._n = core.settle(g._st, g._rules, g._wt)
+        core.write_mask(g._st, g._mask)
     return g

@@ -57,9 +57,8 @@ a 順 uses) and ``kuikae``.
 decision.
 """
 import numpy as np
-from numba import njit
 
-from .core import rand_below
+from .core import kernel_jit, rand_below
 from .observe import OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SIDE
 
 P5 = np.array([5 ** j for j in range(9)], np.int64)
@@ -90,7 +89,7 @@ def new_work():
     return np.zeros(W_SIZE, np.int64)
 
 
-@njit(cache=True)
+@kernel_jit
 def _comb(w, a, b, out):
     """w[out] = cheapest split of (m, p) between the 10-vectors w[a] and w[b]."""
     for i in range(10):
@@ -108,7 +107,7 @@ def _comb(w, a, b, out):
                         w[o] = v
 
 
-@njit(cache=True)
+@kernel_jit
 def _prepare(dt, w, keys, rows, o1):
     """Table rows of the 4 colour keys at w[keys] (deficiency at w[rows], improving
     bits at w[rows + 40]); w[o1 + 10 c] = the other colours than c combined."""
@@ -126,7 +125,7 @@ def _prepare(dt, w, keys, rows, o1):
     _comb(w, W_TMP, rows + 20, o1 + 30)
 
 
-@njit(cache=True)
+@kernel_jit
 def _prepare_pairs(w, rows):
     """w[W_Q + (c * 4 + c2) * 10] = the two colours other than c and c2 combined."""
     for c in range(4):
@@ -142,7 +141,7 @@ def _prepare_pairs(w, rows):
                             w[W_Q + (c2 * 4 + c) * 10 + i] = w[W_Q + (c * 4 + c2) * 10 + i]
 
 
-@njit(cache=True)
+@kernel_jit
 def _one_colour_changed(dt, w, c, key):
     """Rows (W_ROWS2) and others (W_O12) of the base hand with colour c's key set to
     ``key``, from the base's W_ROWS, W_O1 and W_Q: one look-up, three combinations."""
@@ -158,7 +157,7 @@ def _one_colour_changed(dt, w, c, key):
             _comb(w, W_ROWS2 + c * 10, W_Q + (c * 4 + c2) * 10, W_O12 + c2 * 10)
 
 
-@njit(cache=True)
+@kernel_jit
 def _def_with(dt, w, o1, c, key, need):
     """Deficiency when colour c has ``key`` and the others are as in w[o1]."""
     best = INF
@@ -170,7 +169,7 @@ def _def_with(dt, w, o1, c, key, need):
     return best
 
 
-@njit(cache=True)
+@kernel_jit
 def _acceptance(w, rows, o1, need, dcur):
     """Unseen cards whose addition lowers the deficiency ``dcur`` of the hand whose rows
     are prepared at w[rows], w[o1]. One more card of colour c lowers the hand's
@@ -192,7 +191,7 @@ def _acceptance(w, rows, o1, need, dcur):
     return s
 
 
-@njit(cache=True)
+@kernel_jit
 def _full(dt, w, keys, rows, o1, need):
     """Deficiency of the hand at w[keys] (prepares w[rows], w[o1])."""
     _prepare(dt, w, keys, rows, o1)
@@ -205,7 +204,7 @@ def _full(dt, w, keys, rows, o1, need):
     return best
 
 
-@njit(cache=True)
+@kernel_jit
 def deficiency(counts, n_melds, dt, w):
     """Deficiency of a concealed hand (36 counts, each 0-4) with ``n_melds`` shown melds."""
     for c in range(4):
@@ -216,7 +215,7 @@ def deficiency(counts, n_melds, dt, w):
     return _full(dt, w, W_KEYS2, W_ROWS2, W_O12, 4 - n_melds)
 
 
-@njit(cache=True)
+@kernel_jit
 def _read_obs(obs, w):
     """Fill w[W_CNT] (H + d), w[W_UNSEEN], w[W_KEYS]; return the own meld count."""
     for k in range(36):
@@ -258,13 +257,13 @@ def _read_obs(obs, w):
     return min(nm, 4)
 
 
-@njit(cache=True)
+@kernel_jit
 def _set_keys(w, dst, src):
     for c in range(4):
         w[dst + c] = w[src + c]
 
 
-@njit(cache=True)
+@kernel_jit
 def _mark_best(w, mask, lo, hi, val):
     """Tie flags over actions lo..hi-1 with mask set and the lowest w[val + a]; return count."""
     best = INF
@@ -279,7 +278,7 @@ def _mark_best(w, mask, lo, hi, val):
     return n
 
 
-@njit(cache=True)
+@kernel_jit
 def _keep_most_accepted(w, lo, hi):
     """Among flagged actions keep those with the highest w[W_ACC + a]; return count."""
     best = -1
@@ -296,12 +295,12 @@ def _keep_most_accepted(w, lo, hi):
     return n
 
 
-@njit(cache=True)
+@kernel_jit
 def _remove(w, keys, k, times):
     w[keys + k // 9] -= times * P5[k % 9]
 
 
-@njit(cache=True)
+@kernel_jit
 def _option(a):
     """(kind given up, copies, melds added) of a 変 / 打 / 暗 / 明 action."""
     if a >= 120:
@@ -313,7 +312,7 @@ def _option(a):
     return a - 72, 1, 0
 
 
-@njit(cache=True)
+@kernel_jit
 def _hand_options(dt, w, mask, lo, hi, need):
     """変 or discard phase: tie set over actions lo..hi-1; return its size."""
     _prepare(dt, w, W_KEYS, W_ROWS, W_O1)
@@ -338,7 +337,7 @@ def _hand_options(dt, w, mask, lo, hi, need):
     return n
 
 
-@njit(cache=True)
+@kernel_jit
 def _pickup_shown(obs, a, chow_off):
     """(claimed kind, shown kind 1, shown kind 2) of pick-up action a, or (-1, ...)."""
     if a < 114:
@@ -355,7 +354,7 @@ def _pickup_shown(obs, a, chow_off):
     return k, low, low + 1
 
 
-@njit(cache=True)
+@kernel_jit
 def _pickup_value(dt, w, k, need, k_ok, want_acc):
     """Best discard-phase option after a pick-up whose hand keys are at w[W_KEYS2]:
     returns (lowest deficiency, highest acceptance among the options reaching it)."""
@@ -393,7 +392,7 @@ def _pickup_value(dt, w, k, need, k_ok, want_acc):
     return best, -1
 
 
-@njit(cache=True)
+@kernel_jit
 def _k_ok(obs, a, k, kuikae):
     """May the turn's discard-phase option give up the picked-up kind k? Always with
     kuikae; else only by 明: after a 刻 (a < 114) or with an own older 刻 of k."""
@@ -405,7 +404,7 @@ def _k_ok(obs, a, k, kuikae):
     return False
 
 
-@njit(cache=True)
+@kernel_jit
 def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
     """Take phase: tie set among pick-ups that beat 引, else 引 alone."""
     d_draw = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
@@ -446,7 +445,7 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
     return n
 
 
-@njit(cache=True)
+@kernel_jit
 def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
     """Mark the greedy policy's final tie set in w[W_TIE:W_TIE + 156]; return its size."""
     for a in range(156):
@@ -478,7 +477,7 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
     return _hand_options(dt, w, mask, 0, 110, need)
 
 
-@njit(cache=True)
+@kernel_jit
 def greedy_action(obs, mask, rng, dt, chow_off, kuikae, w):
     """The greedy policy's action (see the module docstring); -1 if the mask is empty."""
     n = greedy_candidates(obs, mask, dt, chow_off, kuikae, w)

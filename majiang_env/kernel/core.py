@@ -4,6 +4,9 @@ Each function does one rule step; ``st`` is one row of the layout in
 ``layout.py``, ``rules`` the array of ``RuleConfig.to_array()``, ``wt`` the
 winning-shape table of ``tables.py``. No bounds are checked here: callers
 (``game.py``, ``vector.py``) validate every action before it gets here.
+
+Every function here is compiled by ``kernel_jit`` (cached) and allocates
+nothing: the scoring search works in ``st[SCRATCH:]``.
 """
 import numpy as np
 from numba import njit
@@ -20,15 +23,11 @@ from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND
 POW5 = np.array([5 ** j for j in range(9)], np.int32)
 U64 = np.uint64
 
-# Small rule steps called on every decision are inlined into their callers at
-# numba's IR level: a call to a separately compiled function that passes arrays
-# costs a reference-count increment and decrement per array (atomic NRT calls),
-# which would dominate these few-instruction helpers.
-hot = njit(cache=True)
+kernel_jit = njit(cache=True)
 
 
 # ---- random numbers (splitmix64) ------------------------------------------
-@njit(cache=True)
+@kernel_jit
 def mix64(x):
     x = x + U64(0x9E3779B97F4A7C15)
     x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
@@ -36,7 +35,7 @@ def mix64(x):
     return x ^ (x >> U64(31))
 
 
-@hot
+@kernel_jit
 def rand_below(rng, i, n):
     """Uniform int in [0, n) from the splitmix64 stream rng[i]."""
     rng[i] = rng[i] + U64(0x9E3779B97F4A7C15)
@@ -47,26 +46,25 @@ def rand_below(rng, i, n):
     return np.int64(((z >> U64(32)) * U64(n)) >> U64(32))
 
 
-@njit(cache=True)
+@kernel_jit
 def deal_squares(st, seed):
-    """Shuffle the 144 cards for every hand from the game seed."""
-    rng = np.zeros(1, np.uint64)
-    perm = np.empty(144, np.int32)
+    """Shuffle the 144 cards for every hand from the game seed (Fisher-Yates in place)."""
     for h in range(4):
-        rng[0] = mix64(seed ^ mix64(U64(h + 1)))
+        sq = SQUARES + h * 144
+        r = mix64(seed ^ mix64(U64(h + 1)))  # a splitmix64 stream, as in rand_below
         for i in range(144):
-            perm[i] = i
+            st[sq + i] = i
         for i in range(143, 0, -1):
-            j = rand_below(rng, 0, i + 1)
-            t = perm[i]
-            perm[i] = perm[j]
-            perm[j] = t
-        for i in range(144):
-            st[SQUARES + h * 144 + i] = perm[i]
+            z = mix64(r)
+            r = r + U64(0x9E3779B97F4A7C15)
+            j = np.int64(((z >> U64(32)) * U64(i + 1)) >> U64(32))
+            t = st[sq + i]
+            st[sq + i] = st[sq + j]
+            st[sq + j] = t
 
 
 # ---- cards in hands --------------------------------------------------------
-@hot
+@kernel_jit
 def add_card(st, p, card):
     k = card >> 2
     st[HMASK + p * 36 + k] |= 1 << (card & 3)
@@ -76,7 +74,7 @@ def add_card(st, p, card):
     st[NHAND + p] += 1
 
 
-@hot
+@kernel_jit
 def remove_lowest(st, p, k):
     m = st[HMASK + p * 36 + k]
     c = 0
@@ -90,7 +88,7 @@ def remove_lowest(st, p, k):
     return k * 4 + c
 
 
-@hot
+@kernel_jit
 def take_from_square(st, p):
     h = st[HAND]
     pos = st[SQPOS + p]
@@ -99,7 +97,7 @@ def take_from_square(st, p):
 
 
 # ---- hand set-up -----------------------------------------------------------
-@hot
+@kernel_jit
 def start_hand(st, rules, h):
     st[HAND] = h
     st[START] = h % 4
@@ -121,7 +119,7 @@ def start_hand(st, rules, h):
     st[PHASE] = PH_EXCHANGE if rules[R_EXCHANGE] else PH_TAKE
 
 
-@njit(cache=True)
+@kernel_jit
 def new_game(st, rules):
     """Start hand 0 of a game whose squares are already in st[SQUARES]."""
     for i in range(SCORES, SQUARES):
@@ -132,7 +130,7 @@ def new_game(st, rules):
 
 
 # ---- claimable discards and win checks --------------------------------------
-@hot
+@kernel_jit
 def claimable(st, p, q):
     """Kind of q's discard that p may use now, or -1 (RULES.md §5)."""
     n = st[NRIVER + q]
@@ -152,7 +150,7 @@ for _c in range(4):
     PAIR_COLOUR[2 * POW3[_c]] = _c
 
 
-@hot
+@kernel_jit
 def is_win(st, wt, p, extra):
     """Concealed hand of p (+ one card of kind ``extra`` if >= 0) is 1 pair + melds.
 
@@ -175,7 +173,7 @@ def is_win(st, wt, p, extra):
 
 
 # ---- scoring (RULES.md §9) --------------------------------------------------
-@njit(cache=True)
+@kernel_jit
 def subset_points(seat, mtype, mface, mv, mkan, mask, vs):
     """Points of one pattern made of the melds in ``mask`` (0 if none); vs: work space (4)."""
     n = 0
@@ -230,7 +228,7 @@ def subset_points(seat, mtype, mface, mv, mkan, mask, vs):
     return 10 * g + shape + (5 if t == 1 else 0)
 
 
-@njit(cache=True)
+@kernel_jit
 def best_patterns(seat, mtype, mface, mv, mkan, out, val, vs):
     """Best total of <= 3 disjoint patterns over 4 melds; out = (pts, mask) x 3.
     val (16) and vs (4): work space."""
@@ -261,7 +259,7 @@ def best_patterns(seat, mtype, mface, mv, mkan, out, val, vs):
     return best
 
 
-@njit(cache=True)
+@kernel_jit
 def score_win(st, p, extra, out):
     """Best reading of p's winning hand (+ kind ``extra``); returns the pattern points.
 
@@ -351,7 +349,7 @@ def score_win(st, p, extra, out):
     return best
 
 
-@njit(cache=True)
+@kernel_jit
 def record_win(st, rules):
     """Score the win of this turn (st[WIN_PENDING]) and settle its payments."""
     p = st[WIN_PENDING]
@@ -386,8 +384,8 @@ def record_win(st, rules):
     st[RETIRED + p] = 1
 
 
-@njit(cache=True)
-def drop_patternless_wins(st, rules, mask, n):
+@kernel_jit
+def drop_patternless_wins(st, rules, n):
     """require_yaku: remove the 模 / 栄 actions whose best reading scores no pattern."""
     p = st[CUR]
     out = st[SCRATCH + 122:SCRATCH + 137]
@@ -398,20 +396,18 @@ def drop_patternless_wins(st, rules, mask, n):
         if a == 108:  # 模
             extra = -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2
             keep = score_win(st, p, extra, out) > 0
-        elif a >= 117:  # 栄
+        elif 117 <= a <= 119:  # 栄
             q = (p + a - 116) & 3
             keep = score_win(st, p, st[RIVER + q * 18 + st[NRIVER + q] - 1] >> 2, out) > 0
         if keep:
             st[LEGAL + j] = a
             j += 1
-        else:
-            mask[a] = 0
     st[NLEGAL] = j
     return j
 
 
 # ---- legal actions -----------------------------------------------------------
-@hot
+@kernel_jit
 def discard_options_exist(st, p, banned):
     """After a pick-up: is there any 打 (not of kind ``banned``), 暗 or 明?"""
     for k in range(36):
@@ -426,7 +422,7 @@ def discard_options_exist(st, p, banned):
     return False
 
 
-@hot
+@kernel_jit
 def pick_ok(st, rules, p, k, k1, k2):
     """kuikae=False: picking up kind k with hand kinds k1, k2 must leave a discard option."""
     if rules[R_KUIKAE]:
@@ -439,14 +435,13 @@ def pick_ok(st, rules, p, k, k1, k2):
     return ok
 
 
-@njit(cache=True)
-def legal_shapes(st, rules, wt, mask):
-    """Write the legal actions of the player to act: the mask (int8[156]) and the
-    ascending list st[LEGAL:LEGAL + n]; return n. 模 and 栄 are marked by the
-    winning shape alone (``legal`` adds require_yaku). Each list entry is written
-    unconditionally and kept by advancing n, which keeps the loops branch-light."""
-    for a in range(156):
-        mask[a] = 0
+@kernel_jit
+def legal_shapes(st, rules, wt):
+    """Write the legal actions of the player to act as the ascending list
+    st[LEGAL:LEGAL + n] (``write_mask`` turns it into the action mask); return n.
+    模 and 栄 are listed by the winning shape alone (``legal`` adds require_yaku).
+    Each entry is written unconditionally and kept by advancing n, which keeps
+    the loops branch-light."""
     ph = st[PHASE]
     p = st[CUR]
     n = 0
@@ -457,7 +452,6 @@ def legal_shapes(st, rules, wt, mask):
     if ph == PH_EXCHANGE:
         for k in range(36):
             ok = st[hc + k] > 0
-            mask[120 + k] = ok
             st[LEGAL + n] = 120 + k
             n += ok
         st[NLEGAL] = n
@@ -465,7 +459,6 @@ def legal_shapes(st, rules, wt, mask):
     last_lap = st[SLOT] >= 72
     if ph == PH_TAKE:
         st[LEGAL] = 110
-        mask[110] = 1
         n = 1
         ck = rules[R_CHOW_OFF]
         kinds = (claimable(st, p, (p + 1) & 3), claimable(st, p, (p + 2) & 3),
@@ -474,28 +467,23 @@ def legal_shapes(st, rules, wt, mask):
             for d in range(1, 4):  # 刻 111-113
                 k = kinds[d - 1]
                 if k >= 0 and st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
-                    mask[110 + d] = 1
                     st[LEGAL + n] = 110 + d
                     n += 1
             k = kinds[ck - 1]  # 順 114-116: the discard is the low / middle / high card
             if k >= 0:
                 num = k % 9
                 if num <= 6 and st[hc + k + 1] > 0 and st[hc + k + 2] > 0 and pick_ok(st, rules, p, k, k + 1, k + 2):
-                    mask[114] = 1
                     st[LEGAL + n] = 114
                     n += 1
                 if 1 <= num <= 7 and st[hc + k - 1] > 0 and st[hc + k + 1] > 0 and pick_ok(st, rules, p, k, k - 1, k + 1):
-                    mask[115] = 1
                     st[LEGAL + n] = 115
                     n += 1
                 if num >= 2 and st[hc + k - 2] > 0 and st[hc + k - 1] > 0 and pick_ok(st, rules, p, k, k - 2, k - 1):
-                    mask[116] = 1
                     st[LEGAL + n] = 116
                     n += 1
         for d in range(1, 4):  # 栄 117-119
             k = kinds[d - 1]
             if k >= 0 and not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0) and is_win(st, wt, p, k):
-                mask[116 + d] = 1
                 st[LEGAL + n] = 116 + d
                 n += 1
         st[NLEGAL] = n
@@ -508,14 +496,12 @@ def legal_shapes(st, rules, wt, mask):
         for k in range(36):  # 打
             c = st[hc + k]
             ok = c > 0 and k != banned
-            mask[k] = ok
             st[LEGAL + n] = k
             n += ok
             kan4 |= c == 4
         if kan4:
             for k in range(36):  # 暗
                 if st[hc + k] == 4:
-                    mask[36 + k] = 1
                     st[LEGAL + n] = 36 + k
                     n += 1
         m = MELDS + p * 4 * MELD_W
@@ -526,17 +512,14 @@ def legal_shapes(st, rules, wt, mask):
         k = 0
         while mk:
             if mk & 1:
-                mask[72 + k] = 1
                 st[LEGAL + n] = 72 + k
                 n += 1
             mk >>= 1
             k += 1
     if tsumo:
-        mask[108] = 1
         st[LEGAL + n] = 108
         n += 1
     if last_lap:
-        mask[109] = 1
         st[LEGAL + n] = 109
         n += 1
     st[NLEGAL] = n
@@ -544,7 +527,7 @@ def legal_shapes(st, rules, wt, mask):
 
 
 # ---- applying actions --------------------------------------------------------
-@hot
+@kernel_jit
 def to_river(st, p, card, kan):
     n = st[NRIVER + p]
     st[RIVER + p * 18 + n] = card
@@ -554,7 +537,7 @@ def to_river(st, p, card, kan):
     st[RKIND + p * 36 + (card >> 2)] += 1
 
 
-@hot
+@kernel_jit
 def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     m = MELDS + (p * 4 + st[NMELD + p]) * MELD_W
     st[m] = t
@@ -567,7 +550,7 @@ def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     st[NMELD + p] += 1
 
 
-@hot
+@kernel_jit
 def end_hand(st, rules):
     h = st[HAND] + 1
     if h >= rules[R_HANDS]:
@@ -578,7 +561,7 @@ def end_hand(st, rules):
     start_hand(st, rules, h)
 
 
-@hot
+@kernel_jit
 def end_turn(st, rules):
     p = st[CUR]
     if st[DRAWN] >= 0 and not rules[R_DISCARD_DRAWN]:
@@ -598,7 +581,7 @@ def end_turn(st, rules):
     st[PHASE] = PH_TAKE
 
 
-@njit(cache=True)
+@kernel_jit
 def apply(st, rules, action):
     """Apply a legal action of the player to act (no checks). Returns True for 栄 /
     模: the win is left in st[WIN_PENDING] and ``play`` scores it and ends the
@@ -697,16 +680,18 @@ def apply(st, rules, action):
 # These few lines are inlined into each caller (numba IR level), so a decision
 # calls only ``apply`` and ``legal_shapes``, which use no reference counting;
 # the rare win scoring and require_yaku search are called only when needed.
-@hot
-def legal(st, rules, wt, mask):
-    """Legal actions of the player to act (mask and st[LEGAL:]); returns the count."""
-    n = legal_shapes(st, rules, wt, mask)
-    if rules[R_REQ_YAKU] and (mask[108] or mask[117] or mask[118] or mask[119]):
-        n = drop_patternless_wins(st, rules, mask, n)
+@kernel_jit
+def legal(st, rules, wt):
+    """Legal actions of the player to act, as the list st[LEGAL:]; returns the count."""
+    n = legal_shapes(st, rules, wt)
+    if rules[R_REQ_YAKU] and n > 1:
+        last = st[LEGAL + n - 1]  # wins sort last: 模 108 (then pass 109), 栄 117-119
+        if 117 <= last <= 119 or last == 108 or (last == 109 and st[LEGAL + n - 2] == 108):
+            n = drop_patternless_wins(st, rules, n)
     return n
 
 
-@hot
+@kernel_jit
 def play(st, rules, action):
     """Apply ``action`` of the player to act, scoring a win and ending the turn."""
     if apply(st, rules, action):
@@ -714,19 +699,28 @@ def play(st, rules, action):
         end_turn(st, rules)
 
 
-@hot
-def settle(st, rules, wt, mask):
+@kernel_jit
+def settle(st, rules, wt):
     """Compute the legal actions now, applying forced actions when auto_forced."""
-    n = legal(st, rules, wt, mask)
+    n = legal(st, rules, wt)
     if rules[R_AUTO_FORCED]:
         while n == 1:
             play(st, rules, st[LEGAL])
-            n = legal(st, rules, wt, mask)
+            n = legal(st, rules, wt)
     return n
 
 
-@hot
-def advance(st, rules, wt, mask, action):
+@kernel_jit
+def advance(st, rules, wt, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
     play(st, rules, action)
-    return settle(st, rules, wt, mask)
+    return settle(st, rules, wt)
+
+
+@kernel_jit
+def write_mask(st, mask):
+    """The action mask (int8[156]) of the legal list st[LEGAL:LEGAL + st[NLEGAL]]."""
+    for a in range(156):
+        mask[a] = 0
+    for i in range(st[NLEGAL]):
+        mask[st[LEGAL + i]] = 1

@@ -20,13 +20,12 @@ OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase, slot,
                        retired x4 (rel), scores x4 (rel), square cards left x4, 2 spare
 =============  ======  =====================================================
 """
-from numba import njit
 
 from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN, R_EXCHANGE
 from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
                      SQPOS, HCNT, SIDE, NSIDE, MELDS, MELD_W, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
                      CUR, PH_DISCARD)
-from .core import claimable
+from .core import claimable, kernel_jit
 
 OBS_HAND = 0
 OBS_DRAWN = 36
@@ -39,7 +38,7 @@ OBS_SCALAR = OBS_CLAIM + 4
 OBS_SIZE = OBS_SCALAR + 24
 
 
-@njit(cache=True)
+@kernel_jit
 def _rel_bits(bits, me):
     """Re-index the 4-bit seat sets in bits 0-3 and 4-7 to seats relative to ``me``."""
     out = bits & 256
@@ -52,7 +51,7 @@ def _rel_bits(bits, me):
     return out
 
 
-@njit(cache=True)
+@kernel_jit
 def observe(st, rules, me, out):
     for i in range(OBS_SIZE):
         out[i] = 0
