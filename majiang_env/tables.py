@@ -24,25 +24,29 @@ _MELDS = [tuple(3 if j == i else 0 for j in range(9)) for i in range(9)] + \
          [tuple(1 if i <= j <= i + 2 else 0 for j in range(9)) for i in range(7)]
 
 
-def _generate_win_table() -> np.ndarray:
-    table = np.zeros(KEY_SIZE, np.uint8)
-    pairs = [None] + list(range(9))
-    for n in range(5):
-        for combo in itertools.combinations_with_replacement(range(16), n):
+def _colour_targets():
+    """Count vectors of every target of one colour: m melds (0-4) + p pairs (0-1),
+    no count above 4; yields (m, p, counts)."""
+    for m in range(5):
+        for combo in itertools.combinations_with_replacement(range(16), m):
             base = [0] * 9
-            for m in combo:
-                for j, c in enumerate(_MELDS[m]):
+            for i in combo:
+                for j, c in enumerate(_MELDS[i]):
                     base[j] += c
             if max(base) > 4:
                 continue
-            for p in pairs:
-                counts = list(base)
-                if p is not None:
-                    counts[p] += 2
-                    if counts[p] > 4:
-                        continue
-                key = sum(c * 5 ** j for j, c in enumerate(counts))
-                table[key] |= 1 if p is None else 2
+            yield m, 0, base
+            for q in range(9):
+                if base[q] <= 2:
+                    t = list(base)
+                    t[q] += 2
+                    yield m, 1, t
+
+
+def _generate_win_table() -> np.ndarray:
+    table = np.zeros(KEY_SIZE, np.uint8)
+    for m, p, counts in _colour_targets():
+        table[sum(c * 5 ** j for j, c in enumerate(counts))] |= 1 << p
     return table
 
 
@@ -92,25 +96,6 @@ def colour_key(counts9) -> int:
 # ---- deficiency (shanten-like) tables ---------------------------------------
 DEF_VERSION = "deficiency-v2"  # v2: uint16 with improving bits
 DEF_COLS = 10  # column m * 2 + p: m melds (0-4) and p pairs (0-1)
-
-
-def _colour_targets():
-    """Count vectors of every target of one colour: m melds (0-4) + p pairs (0-1),
-    no count above 4; yields (m, p, counts)."""
-    for m in range(5):
-        for combo in itertools.combinations_with_replacement(range(16), m):
-            base = [0] * 9
-            for i in combo:
-                for j, c in enumerate(_MELDS[i]):
-                    base[j] += c
-            if max(base) > 4:
-                continue
-            yield m, 0, base
-            for q in range(9):
-                if base[q] <= 2:
-                    t = list(base)
-                    t[q] += 2
-                    yield m, 1, t
 
 
 def _generate_deficiency_table() -> np.ndarray:
