@@ -1,12 +1,20 @@
 """Throughput of the batched kernel: ``selfplay`` (random agents, whole games in
-compiled code) and ``VectorGame.step`` with a numpy masked-random policy outside.
+compiled code) and ``VectorGame.step`` with a numpy masked-random policy outside,
+for several batch sizes B, with the memory each needs.
 
-    python benchmarks/bench_vector.py [--sizes 1 64 1024 4096]
+    python benchmarks/bench_vector.py [--sizes 1 64 1024 4096] [--seconds 3] [--threads N]
+                                      [--memory-check 65536]
+
+Peak MiB is the most memory numpy held at once during that row (tracemalloc),
+state and outputs included. ``--memory-check B`` builds a ``VectorGame(B)``,
+resets and steps it once and prints its size.
 """
 import argparse
-import resource
+import os
 import time
+import tracemalloc
 
+import numba
 import numpy as np
 
 from majiang_env import selfplay
@@ -18,7 +26,16 @@ def masked_random(rng, mask):
     return np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
 
 
-def bench_step(B, seconds=3.0):
+def bench_selfplay(B, seconds):
+    games, s = B, None
+    while True:  # grow the run until it lasts about ``seconds``
+        s = selfplay(games, seed=1, num_envs=B)
+        if s["seconds"] >= seconds / 2 or games > 10 ** 7:
+            return s
+        games = int(games * max(2.0, seconds / 2 / max(s["seconds"], 1e-3)))
+
+
+def bench_step(B, seconds):
     vg = VectorGame(B, seed=0)
     obs, mask, player = vg.reset()
     rng = np.random.default_rng(0)
@@ -37,20 +54,37 @@ def bench_step(B, seconds=3.0):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    ap.add_argument("--memory-check", type=int, default=65536, metavar="B")
     args = ap.parse_args()
-    selfplay(8, num_envs=8)  # compile
-    print(f"{'B':>6} {'selfplay dec/s':>15} {'selfplay games/s':>17} "
-          f"{'step dec/s':>12} {'step games/s':>13} {'step kernel-only dec/s':>23} {'bytes/game':>11}")
+    if args.threads:
+        numba.set_num_threads(args.threads)
+    selfplay(8, num_envs=8)  # compile / load the cache
+    VectorGame(2).reset()
+    print(f"{os.cpu_count()} CPUs, {numba.get_num_threads()} numba threads")
+    print(f"{'B':>6} {'selfplay dec/s':>15} {'selfplay games/s':>17} {'step dec/s':>12} "
+          f"{'step games/s':>13} {'step kernel-only dec/s':>23} {'bytes/game':>11} {'peak MiB':>9}")
+    tracemalloc.start()
     for B in args.sizes:
-        games = max(B, int(2000 * min(1.0, B / 64)) or 1)
-        s = selfplay(games, seed=1, num_envs=B)
+        tracemalloc.reset_peak()
+        s = bench_selfplay(B, args.seconds)
         d, g, k, bpg = bench_step(B, args.seconds)
+        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         print(f"{B:>6} {s['decisions'] / s['seconds']:>15,.0f} {s['games'] / s['seconds']:>17,.1f} "
-              f"{d:>12,.0f} {g:>13,.1f} {k:>23,.0f} {bpg:>11,}")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+              f"{d:>12,.0f} {g:>13,.1f} {k:>23,.0f} {bpg:>11,} {peak:>9,.1f}")
+    if args.memory_check:
+        tracemalloc.reset_peak()
+        vg = VectorGame(args.memory_check, seed=0)
+        obs, mask, player = vg.reset()
+        vg.step(masked_random(np.random.default_rng(0), mask))
+        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+        print(f"VectorGame({args.memory_check:,}): {vg.state_bytes_per_game:,} bytes/game, "
+              f"{args.memory_check * vg.state_bytes_per_game / 2 ** 30:.2f} GiB of state and outputs, "
+              f"peak {peak:,.0f} MiB while stepping with the numpy policy")
+    tracemalloc.stop()
 
 
 if __name__ == "__main__":

@@ -94,3 +94,28 @@ def test_selfplay_progress_bar_same_stats(capsys):
     for k in ("games", "hands", "decisions", "mean_points", "wins"):
         assert a[k] == b[k]
     assert "37/37" in capsys.readouterr().err
+
+
+def test_threads_and_bad_arguments():
+    a = selfplay(20, seed=2, num_envs=4, num_threads=1)
+    b = selfplay(20, seed=2, num_envs=4)
+    assert a["decisions"] == b["decisions"] and a["wins"] == b["wins"]
+    v1, v2 = VectorGame(3, seed=1, num_threads=1), VectorGame(3, seed=1)
+    rng = np.random.default_rng(0)
+    o1, m1, _ = v1.reset()
+    o2, m2, _ = v2.reset()
+    for _ in range(50):
+        act = np.array([rng.choice(np.flatnonzero(r)) for r in m1])
+        o1, m1, *_ = v1.step(act)
+        o2, m2, *_ = v2.step(act)
+        assert (o1 == o2).all() and (m1 == m2).all()
+    with pytest.raises(RuntimeError):
+        VectorGame(2).step(np.zeros(2, np.int64))
+    for bad in (0, -1, 2.0, True, 10 ** 6):
+        with pytest.raises(ValueError):
+            VectorGame(2, num_threads=bad)
+    for bad in (0, -3, "8", None):
+        with pytest.raises(ValueError):
+            selfplay(2, num_envs=bad)
+    with pytest.raises(ValueError):
+        selfplay(True)
