@@ -254,3 +254,10 @@ def test_no_square_leak(seed):
     assert checked >= 3
     # the swap is real: the squares differ
     assert not np.array_equal(g._st[L.SQUARES:L.SQUARES + 576], g2._st[L.SQUARES:L.SQUARES + 576])
+
+
+def test_python_m_majiang_env_plays_a_game(capsys):
+    from majiang_env.__main__ import main
+    main(["--seed", "1", "--agents", "greedy", "random", "greedy", "random"])
+    out = capsys.readouterr().out
+    assert "game over after" in out and out.count("points [") == 4
