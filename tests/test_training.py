@@ -62,8 +62,8 @@ def test_short_training_run_learns_and_plays_legally(tmp_path):
     assert r["hands"] == 8 and r["games"] == 2 and 0 <= r["win_rate"] <= 1
     # the training loop stops on time as well
     tiny = ppo.PPOConfig(num_envs=4, rollout=8, hidden=16, threads=1)
-    _, hist = ppo.train(tiny, seconds=0.01, log=None)
-    assert len(hist) == 1 and hist[0]["hands"] == 0
+    _, hist = ppo.train(tiny, seconds=0.05, log=None)   # stops at the first update past the budget
+    assert hist[-1]["seconds"] >= 0.045 and all(h["seconds"] <= 0.05 for h in hist[:-1])  # (rounded to 0.01)
 
 
 def test_imitation_learns_a_simple_teacher():
