@@ -41,7 +41,7 @@ r = 0 is the observer, r = 1 the next seat, and so on.
 | `OBS_RFLAG` (288) | 4x18 | per river card: bits 0-3 picked up by relative seat, bits 4-7 won on by relative seat, bit 8 kan card |
 | `OBS_MELD` (360) | 4x4x3 | melds per relative seat, in the order made: type (1 刻 2 順 3 暗 4 明; 刻 順 明 hold one unseen stand-in), kind + 1 (順: its lowest kind), the claimed discard's kind + 1 (刻 順 明; 0 for 暗) |
 | `OBS_CLAIM` (408) | 4 | claimable discard of each relative seat, kind + 1 |
-| `OBS_SCALAR` (412) | 24 | seat, hand index, start seat (rel), lap, phase, slot, wins, took (0/1/2), picked kind + 1, exchange left, retired x4 (rel), scores x4 (rel), square cards left x4, 2 spare |
+| `OBS_SCALAR` (412) | 24 | seat, hand index, start seat (rel), lap, phase (0 変 1 take 2 discard 3 over), turn slot, wins this hand, own take this turn (0 none 1 引 2 拾), own picked-up kind + 1, 変 decisions left (0 when exchange is off), retired x4 (rel), scores x4 (rel), square cards left x4 (rel), 2 zeros |
 
 A player never sees another player's hand, drawn card, side cards (unless
 public), stand-ins or any square.
