@@ -7,8 +7,9 @@ next game in slot i. Slot i plays games i, i + B, i + 2B, ... and game j uses
 ``game_seed(seed, j)``, so game i of ``VectorGame(seed=s)`` equals
 ``Game(seed=game_seed(s, i))`` whatever ``num_envs`` is.
 
-Threads: the batch is split over numba's threads (``prange``), all of them by
-default. Each ``step`` is one short parallel region that waits for its slowest
+Threads: a batch of at least ``PARALLEL_MIN_ENVS`` games is split over numba's
+threads (``prange``), all of them by default; smaller ones run on the calling
+thread. Each ``step`` is one short parallel region that waits for its slowest
 thread, so on a machine whose cores are busy with other work (a learner's
 threads, other processes) ``num_threads=1`` can be several times faster.
 """
@@ -26,6 +27,9 @@ from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
+
+
+PARALLEL_MIN_ENVS = 64  # smaller batches are stepped on the calling thread
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -88,15 +92,21 @@ class VectorGame:
         self.done = np.zeros(B, np.bool_)
         self.game_index = np.zeros(B, np.int64)
 
+    def _parallel(self) -> bool:
+        """Use numba's threads only for batches big enough to pay for waking them."""
+        threads = self.num_threads or numba.get_num_threads()
+        return threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS
+
     @property
     def state_bytes_per_game(self) -> int:
         return self._st[0].nbytes + self.mask[0].nbytes + self.obs[0].nbytes + 4 * 4 + 1 + 4 + 8
 
     def reset(self):
         """Start games 0..B-1 of the run again."""
+        reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
         with _threads(self.num_threads):
-            batch.batch_reset(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
-                              self.game_index, np.uint64(self.seed))
+            reset(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
+                  self.game_index, np.uint64(self.seed))
         self._ready = True
         return self.obs, self.mask, self.player
 
@@ -116,9 +126,10 @@ class VectorGame:
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"action {int(a[i])} is not legal in env {i} (seat {int(self.player[i])}); "
                              f"legal ids {np.flatnonzero(self.mask[i]).tolist()}")
+        step = batch.batch_step if self._parallel() else batch.batch_step_serial
         with _threads(self.num_threads):
-            batch.batch_step(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
-                             self.rewards, self.done, self.game_index, a, np.uint64(self.seed))
+            step(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
+                 self.rewards, self.done, self.game_index, a, np.uint64(self.seed))
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def game(self, i: int) -> Game:

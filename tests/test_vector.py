@@ -1,3 +1,4 @@
+import numba
 import numpy as np
 import pytest
 
@@ -100,11 +101,13 @@ def test_threads_and_bad_arguments():
     a = selfplay(20, seed=2, num_envs=4, num_threads=1)
     b = selfplay(20, seed=2, num_envs=4)
     assert a["decisions"] == b["decisions"] and a["wins"] == b["wins"]
-    v1, v2 = VectorGame(3, seed=1, num_threads=1), VectorGame(3, seed=1)
+    # serial (one thread) and parallel (prange) batch calls give the same games
+    v1, v2 = VectorGame(70, seed=1, num_threads=1), VectorGame(70, seed=1)
+    assert not v1._parallel() and v2._parallel() == (numba.get_num_threads() > 1)
     rng = np.random.default_rng(0)
     o1, m1, _ = v1.reset()
     o2, m2, _ = v2.reset()
-    for _ in range(50):
+    for _ in range(300):
         act = np.array([rng.choice(np.flatnonzero(r)) for r in m1])
         o1, m1, *_ = v1.step(act)
         o2, m2, *_ = v2.step(act)

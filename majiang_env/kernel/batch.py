@@ -34,12 +34,27 @@ def _publish(st, rules, mask, obs, player, b):
     observe(st[b], rules, st[b, CUR], obs[b])
 
 
+@kernel_jit
+def _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b):
+    gidx[b] = b
+    _restart(st[b], rules, wt, seed, b)
+    _publish(st, rules, mask, obs, player, b)
+
+
+# Each batch call has a parallel form (``prange`` over the slots, on numba's
+# threads) and a serial one: a parallel region must wake every thread and wait
+# for the slowest, which for a few games, one thread or busy cores costs more
+# than the games themselves. ``vector.VectorGame`` picks one.
 @njit(cache=True, parallel=True)
 def batch_reset(st, rules, wt, mask, obs, player, gidx, seed):
     for b in prange(st.shape[0]):
-        gidx[b] = b
-        _restart(st[b], rules, wt, seed, b)
-        _publish(st, rules, mask, obs, player, b)
+        _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b)
+
+
+@kernel_jit
+def batch_reset_serial(st, rules, wt, mask, obs, player, gidx, seed):
+    for b in range(st.shape[0]):
+        _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b)
 
 
 @kernel_jit
@@ -60,6 +75,12 @@ def _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, s
 @njit(cache=True, parallel=True)
 def batch_step(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed):
     for b in prange(st.shape[0]):
+        _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b)
+
+
+@kernel_jit
+def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed):
+    for b in range(st.shape[0]):
         _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b)
 
 
