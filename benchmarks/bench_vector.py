@@ -5,8 +5,9 @@ for several batch sizes B, with the memory each needs.
     python benchmarks/bench_vector.py [--sizes 1 64 1024 4096] [--seconds 3] [--threads N]
                                       [--memory-check 65536]
 
-Peak MiB is the most memory numpy held at once during that row (tracemalloc),
-state and outputs included. ``--memory-check B`` builds a ``VectorGame(B)``,
+Peak MiB is the most memory numpy held at once (tracemalloc, measured apart
+from the timings) while a ``VectorGame(B)`` resets and steps and a ``selfplay``
+with B slots runs. ``--memory-check B`` builds a ``VectorGame(B)``,
 resets and steps it once and prints its size.
 """
 import argparse
@@ -53,6 +54,17 @@ def bench_step(B, seconds):
     return n / dt, games / dt, n / t_kernel, vg.state_bytes_per_game
 
 
+def peak_mib(B):
+    tracemalloc.start()
+    selfplay(B, seed=1, num_envs=B)
+    vg = VectorGame(B, seed=0)
+    obs, mask, player = vg.reset()
+    vg.step(masked_random(np.random.default_rng(0), mask))
+    peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+    tracemalloc.stop()
+    return peak
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
@@ -67,14 +79,12 @@ def main():
     print(f"{os.cpu_count()} CPUs, {numba.get_num_threads()} numba threads")
     print(f"{'B':>6} {'selfplay dec/s':>15} {'selfplay games/s':>17} {'step dec/s':>12} "
           f"{'step games/s':>13} {'step kernel-only dec/s':>23} {'bytes/game':>11} {'peak MiB':>9}")
-    tracemalloc.start()
     for B in args.sizes:
-        tracemalloc.reset_peak()
         s = bench_selfplay(B, args.seconds)
         d, g, k, bpg = bench_step(B, args.seconds)
-        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         print(f"{B:>6} {s['decisions'] / s['seconds']:>15,.0f} {s['games'] / s['seconds']:>17,.1f} "
-              f"{d:>12,.0f} {g:>13,.1f} {k:>23,.0f} {bpg:>11,} {peak:>9,.1f}")
+              f"{d:>12,.0f} {g:>13,.1f} {k:>23,.0f} {bpg:>11,} {peak_mib(B):>9,.1f}")
+    tracemalloc.start()
     if args.memory_check:
         tracemalloc.reset_peak()
         vg = VectorGame(args.memory_check, seed=0)
