@@ -166,16 +166,22 @@ def test_selfplay_equals_single_process(pool):
     assert {k: got[k] for k in KEYS} == {k: selfplay(50, seed=got["seed"])[k] for k in KEYS}
 
 
-def test_selfplay_killed_worker_is_replaced_and_results_unchanged(pool):
-    n, seed = 600, 11
-    ref = selfplay(n, seed=seed, num_envs=64)
-    victim = pool.info[1]["pid"]
+def _killer(pid):
+    """An ``on_chunk`` callback that kills process ``pid`` after the first finished chunk."""
     killed = []
 
     def kill_once(chunk):
         if not killed:
             killed.append(chunk["chunk"])
-            os.kill(victim, SIGKILL)
+            os.kill(pid, SIGKILL)
+    return kill_once
+
+
+def test_selfplay_killed_worker_is_replaced_and_results_unchanged(pool):
+    n, seed = 600, 11
+    ref = selfplay(n, seed=seed, num_envs=64)
+    victim = pool.info[1]["pid"]
+    kill_once = _killer(victim)
 
     with pytest.warns(RuntimeWarning, match=rf"worker 1 \(pid {victim} .*\) died while running chunk"):
         got = pool.selfplay(n, seed=seed, num_envs=8, chunk_games=25, on_chunk=kill_once)
@@ -191,12 +197,7 @@ def test_selfplay_killed_worker_is_replaced_and_results_unchanged(pool):
 def test_selfplay_killed_worker_fails_clearly_keeping_finished_chunks(pool):
     n, seed = 600, 12
     victim = pool.info[0]["pid"]
-    killed = []
-
-    def kill_once(chunk):
-        if not killed:
-            killed.append(chunk["chunk"])
-            os.kill(victim, SIGKILL)
+    kill_once = _killer(victim)
 
     pool.max_failures = 0
     try:
