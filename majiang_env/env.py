@@ -94,9 +94,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .checks import ActionSpaceError, ResetNeededError, action_id, in_action_range
 from .game import Game
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
@@ -151,12 +152,12 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
 
     def observe(self, agent):
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise ResetNeededError("reset() needs to be called before observe()")
         return self.env.observe(agent)
 
     def last(self, observe=True):
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise ResetNeededError("reset() needs to be called before last()")
         raw = self.env
         a = raw.agent_selection
         return (raw.observe(a) if observe else None, raw._cumulative_rewards[a],
@@ -164,19 +165,23 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
 
     def step(self, action):
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            raise ResetNeededError("reset() needs to be called before step()")
         raw = self.env
-        self._has_updated = True
         if not raw.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = raw.agent_selection
-        dead = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and dead) or (
-            (0 <= action < NUM_ACTIONS) if type(action) is int
-            else raw.action_space(agent).contains(action)), "action is not in action space"
-        if dead or raw.game.is_legal(action):
-            raw.step(action)
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(action)  # only None is accepted for a dead agent
+            self._has_updated = True
+            return
+        a = action_id(action, raw.game.legal_actions())
+        if not in_action_range(a):
+            raise ActionSpaceError(f"action {action!r} is not in Discrete({NUM_ACTIONS}); "
+                                   f"legal ids {raw.game.legal_actions()}")
+        self._has_updated = True
+        if raw.game.is_legal(a):
+            raw.step(a)
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0
@@ -191,9 +196,25 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         return str(self.env)
 
 
+class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's ``turn_based_aec_to_parallel`` over ``env()``, with the
+    boundary checks: ``step`` before ``reset`` and an ``actions`` dict without
+    the acting agent are clear errors that change nothing."""
+
+    def step(self, actions):
+        if not getattr(self.aec_env, "_has_reset", False):
+            raise ResetNeededError("reset() needs to be called before step()")
+        if not isinstance(actions, dict):
+            raise ActionSpaceError(f"actions must be a dict {{agent: action}}, not {type(actions).__name__}")
+        acting = self.aec_env.agent_selection if self.aec_env.agents else None
+        if acting is not None and acting not in actions:
+            raise ActionSpaceError(f"actions has no entry for the acting agent {acting!r}")
+        return super().step(actions)
+
+
 def parallel_env(**kwargs):
     """The parallel form of ``env()`` (non-acting agents' actions are ignored)."""
-    return turn_based_aec_to_parallel(env(**kwargs))
+    return _ParallelEnv(env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):
@@ -248,23 +269,34 @@ class raw_env(AECEnv, EzPickle):
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self.game.current_player]
 
+    def _seat_of(self, agent) -> int:
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}")
+        return seat
+
+    def _live_game(self, call) -> Game:
+        if self.game is None:
+            raise ResetNeededError(f"reset() needs to be called before {call}()")
+        return self.game
+
     def observe(self, agent):
-        seat = self._seat[agent]
-        g = self.game
-        if g is not None and not g.done and g.current_player == seat:
+        seat = self._seat_of(agent)
+        g = self._live_game("observe")
+        if not g.done and g.current_player == seat:
             mask = g.legal_mask()
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": g.observe(seat), "action_mask": mask}
 
     def step(self, action):
+        g = self._live_game("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        self._cumulative_rewards[agent] = 0
-        g = self.game
         hand = g.hand_index
-        g.step(action)  # raises ValueError if illegal, changing nothing
+        g.step(action)  # raises IllegalActionError if illegal, changing nothing
+        self._cumulative_rewards[agent] = 0
         if g.hand_index != hand:  # a hand closed: everyone gets its point change
             deltas = g.hand_deltas(hand).tolist()
             self.rewards = {a: deltas[self._seat[a]] for a in self.agents}
@@ -280,14 +312,13 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self):
+        self._live_game("render")
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode; "
                                   "use env(render_mode='ansi' | 'human' | 'rgb_array')")
             return None
         from .render import render_ansi, render_rgb
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game)
         if self.render_mode == "human":

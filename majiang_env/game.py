@@ -5,11 +5,11 @@ Also ``replay`` and ``RecordError`` for ``majiang-record/1`` game records.
 from __future__ import annotations
 
 import json
-import secrets
 
 import numpy as np
 
 from . import tables
+from .checks import ActionSpaceError, IllegalActionError, action_id, as_bool, as_int, as_seat, as_seed, in_action_range
 from .kernel import core
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE, observe as _observe
@@ -21,33 +21,24 @@ PHASE_NAMES = ("exchange", "take", "discard", "over")
 MELD_TYPE_NAMES = {1: "pung", 2: "chow", 3: "ankan", 4: "minkan",
                    5: "concealed_triplet", 6: "concealed_run"}
 
+__all__ = ["Game", "replay", "RecordError", "IllegalActionError", "RECORD_FORMAT"]
 
 
 class RecordError(ValueError):
-    """A game record that cannot be replayed; the message names the first problem."""
+    """A game record that cannot be replayed; the message names the first bad field."""
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal at the current decision."""
+_check_seed = as_seed  # old private name, still imported by majiang_env.distributed
 
 
-def _check_seed(seed):
-    if seed is None:
-        return secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int in [0, 2**64) or None, not {seed!r}")
-    seed = int(seed)
-    if not 0 <= seed < 2 ** 64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return seed
-
-
-def _check_squares(squares, n_hands):
+def _check_squares(squares):
     arr = np.asarray(squares)
-    if arr.ndim != 3 or arr.shape[1:] != (4, 36) or not 1 <= arr.shape[0] <= 4:
-        raise ValueError(f"squares must have shape (hands, 4, 36), got {arr.shape}")
+    if arr.dtype.kind not in "iu" or arr.ndim != 3 or arr.shape[1:] != (4, 36) \
+            or not 1 <= arr.shape[0] <= 4:
+        raise ValueError(f"squares must be an integer array of shape (hands, 4, 36) with 1-4 hands, "
+                         f"got {arr.dtype} {arr.shape}")
     for h in range(arr.shape[0]):
-        if sorted(arr[h].ravel().tolist()) != list(range(144)):
+        if not np.array_equal(np.sort(arr[h].ravel()), np.arange(144)):
             raise ValueError(f"squares of hand {h} are not the 144 distinct card ids 0-143")
     return arr.astype(np.int32)
 
@@ -57,15 +48,15 @@ class Game:
 
     def __init__(self, rules=None, seed=None, auto_forced=True, squares=None):
         self.rules = make_rules(rules)
-        self.auto_forced = bool(auto_forced)
-        self.seed = _check_seed(seed)
+        self.auto_forced = as_bool("auto_forced", auto_forced)
+        self.seed = as_seed(seed)
         self._rules = self.rules.to_array(self.auto_forced)
         self._wt = tables.win_table()
         self._st = np.zeros(L.SIZE, np.int32)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
         core.deal_squares(self._st, np.uint64(self.seed))
         if squares is not None:
-            sq = _check_squares(squares, self.rules.hands_per_game)
+            sq = _check_squares(squares)
             self._st[L.SQUARES:L.SQUARES + sq.size] = sq.ravel()
         core.new_game(self._st, self._rules)
         self._n = core.settle(self._st, self._rules, self._wt)
@@ -99,9 +90,11 @@ class Game:
     def legal_mask(self) -> np.ndarray:
         return self._mask.copy()
 
-    def is_legal(self, action: int) -> bool:
-        """Whether ``action`` (an int in 0..155) is legal now."""
-        return bool(self._mask[action])
+    def is_legal(self, action) -> bool:
+        """Whether ``action`` is legal now (False for an int outside 0..155;
+        ``IllegalActionError`` for a value that is not an integer)."""
+        a = action_id(action)
+        return in_action_range(a) and bool(self._mask[a])
 
     def legal_actions(self) -> list:
         return np.flatnonzero(self._mask).tolist()
@@ -110,16 +103,12 @@ class Game:
     def step(self, action) -> np.ndarray:
         """Apply ``action`` (and forced actions after it); return the points each
         seat gained in hands that closed during this call (int64[4])."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(
-                f"action must be an int, got {action!r} ({type(action).__name__}); "
-                f"phase {self.phase}, legal ids {self.legal_actions()}")
-        a = int(action)
-        if not 0 <= a < NUM_ACTIONS or not self._mask[a]:
-            what = "game is over" if self.done else f"phase {self.phase}"
-            raise IllegalActionError(
-                f"action {a} ({action_name(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
-                f"is not legal: {what}, seat {self.current_player}, legal ids {self.legal_actions()}")
+        what = "the game is over" if self.done else f"phase {self.phase}, seat {self.current_player}"
+        a = action_id(action, self.legal_actions(), where=f"; {what}")
+        if not in_action_range(a) or not self._mask[a]:
+            raise (IllegalActionError if in_action_range(a) else ActionSpaceError)(
+                f"action {action!r} ({action_name(a) if in_action_range(a) else 'out of range'}) "
+                f"is not legal: {what}, legal ids {self.legal_actions()}")
         h = self._st[L.HAND]
         self._n = core.advance(self._st, self._rules, self._wt, a)
         core.write_mask(self._st, self._mask)
@@ -128,17 +117,24 @@ class Game:
         return np.zeros(4, np.int64)
 
     # ---- observation -------------------------------------------------------
-    def observe(self, seat: int) -> np.ndarray:
+    def observe(self, seat) -> np.ndarray:
+        """What ``seat`` (0..3) may see (RULES.md §11): int16[OBS_SIZE], a new array."""
         out = np.zeros(OBS_SIZE, np.int16)
-        _observe(self._st, self._rules, int(seat), out)
+        _observe(self._st, self._rules, as_seat(seat), out)
         return out
 
     # ---- records -----------------------------------------------------------
-    def hand_deltas(self, h: int) -> np.ndarray:
+    def _hand(self, h) -> int:
+        return as_int("hand index", h, 0, self.rules.hands_per_game - 1)
+
+    def hand_deltas(self, h) -> np.ndarray:
+        """Each seat's point change in hand ``h`` (0-based; zeros for a hand not played yet)."""
+        h = self._hand(h)
         return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)
 
     def wins(self, h: int) -> list:
-        """The wins of hand h, each with its scoring (patterns and the reading used)."""
+        """The wins of hand h (0-based), each with its scoring (patterns and the reading used)."""
+        h = self._hand(h)
         st = self._st
         nwins = st[L.NWINS] if h == st[L.HAND] else 3
         out = []
@@ -146,7 +142,7 @@ class Game:
             w = L.WINS + (h * 3 + i) * L.WIN_W
             if h != st[L.HAND] and st[w + 3] == 0:
                 break
-            melds = [(MELD_TYPE_NAMES[int(st[w + 10 + 2 * j])], kind_name(int(st[w + 11 + 2 * j])))
+            melds = [[MELD_TYPE_NAMES[int(st[w + 10 + 2 * j])], kind_name(int(st[w + 11 + 2 * j]))]
                      for j in range(4)]
             pats = []
             for j in range(3):
@@ -203,92 +199,171 @@ def _legal_sets(game: Game) -> list:
     return sets
 
 
+_RECORD_KEYS = ("format", "rules", "seed", "hands", "scores")
+_HAND_KEYS = ("index", "start_seat", "squares", "decisions", "wins", "deltas")
+
+
 def replay(record, auto_forced: bool = True) -> Game:
     """Rebuild the game of a ``majiang-record/1`` record (dict or JSON text).
 
-    Every decision is checked against the legal actions, and every hand's wins
-    and deltas and the final scores against the record; the first mismatch
-    raises ``RecordError``.
+    The record is checked strictly, and any problem raises ``RecordError``
+    naming the field: every key of the format must be there and no other
+    (unknown keys are rejected); numbers are JSON integers (``True`` and
+    ``1.0`` are not); every decision must be the legal move of the seat to act
+    (and match its recorded legal set, when present); and the replayed game's
+    own ``record()`` must equal the given one field by field, so every stored
+    value (start seats, wins with their patterns, melds and pair, deltas,
+    scores) is recomputed and compared. ``auto_forced`` (a bool) is the
+    returned game's setting.
     """
+    as_bool("auto_forced", auto_forced)
     return _replay(record, auto_forced=auto_forced)
 
 
-def _replay(record, auto_forced=True, collect=None) -> Game:
-    if isinstance(record, (str, bytes)):
+def _short(x, n=160):
+    r = repr(x)
+    return r if len(r) <= n else r[:n] + "..."
+
+
+def _fields(obj, keys, where):
+    """``obj`` must be a dict with exactly ``keys``."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where} must be an object (dict), not {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        raise RecordError(f"{where} has no {missing[0]!r} (its keys must be {list(keys)})")
+    unknown = [k for k in obj if k not in keys]
+    if unknown:
+        raise RecordError(f"{where} has unknown key {_short(unknown[0])} (its keys are {list(keys)})")
+    return obj
+
+
+def _json_int(x) -> bool:
+    return type(x) is int
+
+
+def _int_list(x, where, n=None):
+    if not isinstance(x, list) or (n is not None and len(x) != n) or not all(map(_json_int, x)):
+        size = "" if n is None else f" {n}"
+        raise RecordError(f"{where} must be a list of{size} integers, got {_short(x)}")
+    return x
+
+
+def _first_difference(got, want, path):
+    """The path of the first place where ``got`` (the record) and ``want`` (the
+    replay's record) differ, with exact types; None if they are equal."""
+    if type(got) is not type(want):
+        return path
+    if isinstance(want, dict):
+        if set(got) != set(want):
+            return path
+        for k in want:
+            p = _first_difference(got[k], want[k], f"{path}.{k}")
+            if p:
+                return p
+        return None
+    if isinstance(want, list):
+        if len(got) != len(want):
+            return path
+        for i, (a, b) in enumerate(zip(got, want)):
+            p = _first_difference(a, b, f"{path}[{i}]")
+            if p:
+                return p
+        return None
+    return None if got == want else path
+
+
+def _lookup(obj, path):
+    for part in path.replace("]", "").replace("[", ".").split(".")[1:]:
+        obj = obj[int(part)] if isinstance(obj, list) else obj[part]
+    return obj
+
+
+def _load(record):
+    if isinstance(record, (str, bytes, bytearray)):
         try:
             record = json.loads(record)
-        except ValueError as e:
-            raise RecordError(f"record is not valid JSON: {e}") from None
-    if not isinstance(record, dict):
-        raise RecordError(f"record must be a dict, not {type(record).__name__}")
-    if record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"unknown record format {record.get('format')!r}; expected {RECORD_FORMAT!r}")
-    for key in ("rules", "seed", "hands", "scores"):
-        if key not in record:
-            raise RecordError(f"record has no {key!r}")
+        except (ValueError, RecursionError) as e:
+            raise RecordError(f"record is not valid JSON: {_short(str(e), 200)}") from None
+    _fields(record, _RECORD_KEYS, "record")
+    if record["format"] != RECORD_FORMAT:
+        raise RecordError(f"record.format: unknown format {_short(record['format'])}; "
+                          f"expected {RECORD_FORMAT!r}")
+    names = tuple(RuleConfig.__dataclass_fields__)
+    _fields(record["rules"], names, "record.rules")
     try:
         rules = RuleConfig.from_dict(record["rules"])
     except (ValueError, TypeError) as e:
-        raise RecordError(f"bad rules in record: {e}") from None
+        raise RecordError(f"record.rules: {e}") from None
+    if not _json_int(record["seed"]) or not 0 <= record["seed"] < 2 ** 64:
+        raise RecordError(f"record.seed must be an integer in [0, 2**64), got {_short(record['seed'])}")
     hands = record["hands"]
     if not isinstance(hands, list) or not 1 <= len(hands) <= rules.hands_per_game:
-        raise RecordError(f"record must have 1..{rules.hands_per_game} hands")
-    try:
-        seed = _check_seed(record["seed"])
-        squares = np.zeros((4, 4, 36), np.int64)
-        probe = Game(rules, seed=seed, auto_forced=False)
-        squares[:] = probe._st[L.SQUARES:L.SQUARES + 576].reshape(4, 4, 36)
-        for h, hand in enumerate(hands):
-            if not isinstance(hand, dict) or hand.get("index") != h:
-                raise RecordError(f"hand {h}: missing or wrong 'index'")
-            sq = hand.get("squares")
-            arr = np.asarray(sq) if isinstance(sq, list) else None
-            if arr is None or arr.shape != (4, 36) or arr.dtype.kind not in "iu" or \
-                    sorted(arr.ravel().tolist()) != list(range(144)):
-                raise RecordError(f"hand {h}: squares must be 4 lists of 36 distinct card ids 0-143")
-            squares[h] = arr
-        g = Game(rules, seed=seed, auto_forced=False, squares=squares)
-    except ValueError as e:
-        if isinstance(e, RecordError):
-            raise
-        raise RecordError(f"bad record: {e}") from None
+        raise RecordError(f"record.hands must be a list of 1..{rules.hands_per_game} hands")
     for h, hand in enumerate(hands):
-        decs = hand.get("decisions")
-        if not isinstance(decs, list):
-            raise RecordError(f"hand {h}: 'decisions' must be a list")
+        where = f"record.hands[{h}]"
+        _fields(hand, _HAND_KEYS, where)
+        if not _json_int(hand["index"]) or hand["index"] != h:
+            raise RecordError(f"{where}.index must be {h}, got {_short(hand['index'])}")
+        sq = hand["squares"]
+        if not isinstance(sq, list) or len(sq) != 4:
+            raise RecordError(f"{where}.squares must be 4 lists of 36 card ids")
+        for p in range(4):
+            _int_list(sq[p], f"{where}.squares[{p}]", 36)
+        if sorted(c for row in sq for c in row) != list(range(144)):
+            raise RecordError(f"{where}.squares must hold each card id 0-143 exactly once")
+        if not isinstance(hand["decisions"], list):
+            raise RecordError(f"{where}.decisions must be a list")
+        for i, d in enumerate(hand["decisions"]):
+            if not isinstance(d, list) or len(d) not in (2, 3) or not all(map(_json_int, d[:2])):
+                raise RecordError(f"{where}.decisions[{i}] must be [seat, action] or "
+                                  f"[seat, action, legal ids], got {_short(d)}")
+            if len(d) == 3:
+                _int_list(d[2], f"{where}.decisions[{i}][2]")
+    return record, rules
+
+
+def _replay(record, auto_forced=True, collect=None) -> Game:
+    record, rules = _load(record)
+    hands = record["hands"]
+    squares = np.zeros((4, 4, 36), np.int64)
+    probe = Game(rules, seed=record["seed"], auto_forced=False)
+    squares[:] = probe._st[L.SQUARES:L.SQUARES + 576].reshape(4, 4, 36)
+    for h, hand in enumerate(hands):
+        squares[h] = hand["squares"]
+    g = Game(rules, seed=record["seed"], auto_forced=False, squares=squares)
+    for h, hand in enumerate(hands):
         if collect is not None:
             collect.append([])
-        for i, d in enumerate(decs):
-            where = f"hand {h}, decision {i}"
+        for i, d in enumerate(hand["decisions"]):
+            where = f"record.hands[{h}].decisions[{i}]"
             if g.hand_index != h or g.done:
-                raise RecordError(f"{where}: the hand is already over")
-            if not isinstance(d, list) or len(d) not in (2, 3) or \
-                    not all(isinstance(x, int) and not isinstance(x, bool) for x in d[:2]):
-                raise RecordError(f"{where}: must be [seat, action] or [seat, action, legal], got {d!r}")
-            seat, action = d[0], d[1]
-            if seat != g.current_player:
-                raise RecordError(f"{where}: seat {seat} is not the player to act ({g.current_player})")
+                raise RecordError(f"{where}: hand {h} is already over")
+            if d[0] != g.current_player:
+                raise RecordError(f"{where}: seat {d[0]} is not the seat to act ({g.current_player})")
             legal = g.legal_actions()
             if len(d) == 3 and d[2] != legal:
-                raise RecordError(f"{where}: recorded legal set {d[2]} differs from {legal}")
+                raise RecordError(f"{where}: recorded legal ids {_short(d[2])} differ from {legal}")
             if collect is not None:
                 collect[-1].append(legal)
             try:
-                g.step(action)
+                g.step(d[1])
             except IllegalActionError as e:
                 raise RecordError(f"{where}: {e}") from None
         if h < len(hands) - 1 and g.hand_index == h:
-            raise RecordError(f"hand {h}: the decisions end before the hand is over")
-        want = [{k: w.get(k) for k in ("seat", "from", "card", "base")} for w in hand.get("wins", [])] \
-            if isinstance(hand.get("wins"), list) else None
-        got = [{k: w[k] for k in ("seat", "from", "card", "base")} for w in g.wins(h)]
-        if want != got:
-            raise RecordError(f"hand {h}: recorded wins {want} differ from the replay's {got}")
-        if hand.get("deltas") != g.hand_deltas(h).tolist():
-            raise RecordError(f"hand {h}: recorded deltas {hand.get('deltas')} differ from "
-                              f"the replay's {g.hand_deltas(h).tolist()}")
-    if record["scores"] != g.scores.tolist():
-        raise RecordError(f"recorded scores {record['scores']} differ from the replay's {g.scores.tolist()}")
+            raise RecordError(f"record.hands[{h}].decisions end before the hand is over")
+    want = g.record()
+    for h, hand in enumerate(want["hands"][:len(hands)]):
+        for i, d in enumerate(hands[h]["decisions"]):
+            if len(d) == 3:
+                hand["decisions"][i].append(d[2])
+    path = _first_difference(record, want, "record")
+    if path:
+        if path == "record.hands" and len(hands) < len(want["hands"]):
+            raise RecordError(f"record.hands: hand {len(hands) - 1} is over but the record has no "
+                              f"hand {len(hands)}")
+        got, exp = _lookup(record, path), _lookup(want, path)
+        raise RecordError(f"{path}: recorded {_short(got)} differs from the replay's {_short(exp)}")
     g.auto_forced = bool(auto_forced)
     g._rules = g.rules.to_array(g.auto_forced)
     if g.auto_forced:

@@ -22,8 +22,9 @@ import numba
 import numpy as np
 
 from . import tables
-from .game import Game, _check_seed
-from .kernel import batch
+from .checks import IllegalActionError, ResetNeededError, as_bool, as_int, as_seed, is_int
+from .game import Game
+from .kernel import batch, core
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
@@ -33,8 +34,11 @@ PARALLEL_MIN_ENVS = 64  # smaller batches are stepped on the calling thread
 
 
 def game_seed(seed: int, index: int) -> int:
-    """The ``Game`` seed of game ``index`` of a batch started from ``seed``."""
-    return int(batch.game_seed(np.uint64(_check_seed(seed)), np.uint64(index)))
+    """The ``Game`` seed of game ``index`` (an int in [0, 2**64)) of a batch started from ``seed``."""
+    if seed is None:
+        raise ValueError("seed must be an int in 0..2**64-1, got None")
+    index = as_int("index", index, 0, 2 ** 64 - 1)
+    return int(batch.game_seed(np.uint64(as_seed(seed)), np.uint64(index)))
 
 
 @contextlib.contextmanager
@@ -51,19 +55,26 @@ def _threads(n):
         numba.set_num_threads(prev)
 
 
-def _positive_int(name, v):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
+MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a mistake
+
+
+def _positive_int(name, v, top=MAX_ENVS):
+    return as_int(name, v, 1, top)
 
 
 def _check_threads(n):
     if n is None:
         return None
     top = numba.config.NUMBA_NUM_THREADS
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= top:
+    if not is_int(n) or not 1 <= n <= top:
         raise ValueError(f"num_threads must be None or an int in 1..{top}, got {n!r}")
     return int(n)
+
+
+def _read_only(a):
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 class VectorGame:
@@ -72,8 +83,12 @@ class VectorGame:
     ``reset()`` -> ``(obs, mask, player)``; ``step(actions)`` -> ``(obs, mask,
     player, rewards, done)``: int16 (B, 436), int8 (B, 156), int32 (B,), int32
     (B, 4), bool (B,). ``rewards[i]`` holds each seat's points for a hand of slot
-    i that closed in this step. The arrays are the object's own buffers,
-    overwritten by the next call: copy what you keep.
+    i that closed in this step. The arrays are **read-only views** of the
+    object's own buffers (also the attributes ``obs``, ``mask``, ``player``,
+    ``rewards``, ``done``, ``game_index``), overwritten by the next call: copy
+    what you keep. Actions are checked against the legal lists held in the
+    kernel state, never against these arrays, so nothing a caller does to them
+    can let an illegal action through.
     """
 
     def __init__(self, num_envs: int, rules=None, seed: int = 0, num_threads=None):
@@ -81,16 +96,18 @@ class VectorGame:
         self.num_threads = _check_threads(num_threads)
         self._ready = False
         self.rules = make_rules(rules)
-        self.seed = _check_seed(seed)
+        self.seed = as_seed(seed)
         self._rules = self.rules.to_array(auto_forced=True)
         self._wt = tables.win_table()
         self._st = np.zeros((B, L.SIZE), np.int32)
-        self.mask = np.zeros((B, NUM_ACTIONS), np.int8)
-        self.obs = np.zeros((B, OBS_SIZE), np.int16)
-        self.player = np.zeros(B, np.int32)
-        self.rewards = np.zeros((B, 4), np.int32)
-        self.done = np.zeros(B, np.bool_)
-        self.game_index = np.zeros(B, np.int64)
+        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._obs = np.zeros((B, OBS_SIZE), np.int16)
+        self._player = np.zeros(B, np.int32)
+        self._rewards = np.zeros((B, 4), np.int32)
+        self._done = np.zeros(B, np.bool_)
+        self._game_index = np.zeros(B, np.int64)
+        for name in ("mask", "obs", "player", "rewards", "done", "game_index"):
+            setattr(self, name, _read_only(getattr(self, "_" + name)))
 
     def _parallel(self) -> bool:
         """Use numba's threads only for batches big enough to pay for waking them."""
@@ -105,43 +122,57 @@ class VectorGame:
         """Start games 0..B-1 of the run again."""
         reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
         with _threads(self.num_threads):
-            reset(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
-                  self.game_index, np.uint64(self.seed))
+            reset(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
+                  self._game_index, np.uint64(self.seed))
         self._ready = True
         return self.obs, self.mask, self.player
 
-    def step(self, actions):
-        """Apply one legal action per slot (for the player to act there)."""
-        if not self._ready:
-            raise RuntimeError("call reset() before step()")
+    def _actions(self, actions):
+        """``actions`` as int64 (B,), each legal in its slot, or IllegalActionError."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
-                             f"got {a.dtype} {a.shape}")
-        a = a.astype(np.int64)
-        bad = (a < 0) | (a >= NUM_ACTIONS)
-        if not bad.any():
-            bad = self.mask[np.arange(self.num_envs), a] == 0
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"action {int(a[i])} is not legal in env {i} (seat {int(self.player[i])}); "
-                             f"legal ids {np.flatnonzero(self.mask[i]).tolist()}")
+            raise IllegalActionError(f"actions must be an integer array of shape ({self.num_envs},), "
+                                     f"got {a.dtype} {a.shape}")
+        a64 = a.astype(np.int64)  # uint64 ids past 2**63 wrap negative: never legal
+        i = int(batch.first_illegal(self._st, a64))
+        if i >= 0:
+            row = self._st[i]
+            legal = row[L.LEGAL:L.LEGAL + row[L.NLEGAL]].tolist()
+            raise IllegalActionError(f"action {a[i]!r} is not legal in env {i} (seat {int(row[L.CUR])}); "
+                                     f"legal ids {legal}")
+        return a64
+
+    def step(self, actions):
+        """Apply one legal action per slot (for the player to act there).
+
+        ``actions``: integers of shape (B,). Any entry that is not legal in its
+        slot raises ``IllegalActionError`` naming the slot, and no game changes.
+        """
+        if not self._ready:
+            raise ResetNeededError("call reset() before step()")
+        a = self._actions(actions)
         step = batch.batch_step if self._parallel() else batch.batch_step_serial
         with _threads(self.num_threads):
-            step(self._st, self._rules, self._wt, self.mask, self.obs, self.player,
-                 self.rewards, self.done, self.game_index, a, np.uint64(self.seed))
+            step(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
+                 self._rewards, self._done, self._game_index, a, np.uint64(self.seed))
         return self.obs, self.mask, self.player, self.rewards, self.done
 
-    def game(self, i: int) -> Game:
-        """A ``Game`` copy of slot i's current game."""
-        g = Game(self.rules, seed=game_seed(self.seed, int(self.game_index[i])))
+    def _slot(self, i) -> int:
+        if not self._ready:
+            raise ResetNeededError("call reset() before reading a game of the batch")
+        return as_int("env index", i, 0, self.num_envs - 1)
+
+    def game(self, i) -> Game:
+        """A ``Game`` copy of slot ``i``'s current game (i in 0..num_envs-1)."""
+        i = self._slot(i)
+        g = Game(self.rules, seed=game_seed(self.seed, int(self._game_index[i])))
         g._st[:] = self._st[i]
-        g._n = int(self.mask[i].sum())
-        g._mask[:] = self.mask[i]
+        g._n = int(self._st[i, L.NLEGAL])
+        core.write_mask(g._st, g._mask)
         return g
 
-    def record(self, i: int) -> dict:
-        """The ``majiang-record/1`` record of slot i's current game so far."""
+    def record(self, i) -> dict:
+        """The ``majiang-record/1`` record of slot ``i``'s current game so far."""
         return self.game(i).record()
 
 
@@ -168,15 +199,15 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     ``progress=True`` shows a tqdm bar (the run is then made of about 50 kernel calls).
     ``num_threads``: numba threads for the run (None: numba's current setting).
     """
+    if not isinstance(agents, (tuple, list)) or len(agents) != 4 or \
+            any(not isinstance(a, str) or a not in AGENTS for a in agents):
+        raise ValueError(f"agents must be a tuple of 4 names from {sorted(AGENTS)}, got {agents!r}")
     agents = tuple(agents)
-    if len(agents) != 4 or any(a not in AGENTS for a in agents):
-        raise ValueError(f"agents must be 4 names from {sorted(AGENTS)}, got {agents!r}")
-    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 0:
-        raise ValueError(f"num_games must be a non-negative int, got {num_games!r}")
-    if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)) or first_game < 0:
-        raise ValueError(f"first_game must be a non-negative int, got {first_game!r}")
+    num_games = as_int("num_games", num_games, 0, 2 ** 62)
+    first_game = as_int("first_game", first_game, 0, 2 ** 63 - 1 - num_games)
+    progress = as_bool("progress", progress)
     rules = make_rules(rules)
-    seed = _check_seed(seed)
+    seed = as_seed(seed)
     num_threads = _check_threads(num_threads)
     B = max(1, min(_positive_int("num_envs", num_envs), int(num_games)))
     st = np.zeros((B, L.SIZE), np.int32)

@@ -52,6 +52,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .checks import ActionSpaceError, ResetNeededError, action_id, as_seat, in_action_range
 from .game import Game
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
@@ -95,8 +96,11 @@ class SingleAgentEnv(gym.Env):
 
     def __init__(self, opponents="random", seat=0, rules=None, reward_scale=1.0,
                  illegal="terminate", illegal_reward=-1000.0, render_mode=None, **options):
-        if seat != "random" and (isinstance(seat, (bool, np.bool_)) or seat not in (0, 1, 2, 3)):
-            raise ValueError(f"seat must be 0-3 or 'random', got {seat!r}")
+        if not (isinstance(seat, str) and seat == "random"):
+            try:
+                seat = as_seat(seat)
+            except ValueError:
+                raise ValueError(f"seat must be an int 0-3 or 'random', got {seat!r}") from None
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -168,11 +172,14 @@ class SingleAgentEnv(gym.Env):
     def step(self, action):
         g = self.game
         if g is None:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         if g.done or self._over:
             raise RuntimeError("the episode is over; call reset()")
-        a = int(action)
-        if not (0 <= a < NUM_ACTIONS and g.is_legal(a)):
+        a = action_id(action, g.legal_actions())
+        if not in_action_range(a):
+            raise ActionSpaceError(f"action {action!r} is not in Discrete({NUM_ACTIONS}); "
+                                   f"legal ids {g.legal_actions()}")
+        if not g.is_legal(a):
             if self.illegal == "raise":
                 g.step(a)  # raises the engine's error naming the legal ids
             self._over = True

@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit, prange
 
 from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, rand_below, settle, write_mask
-from .layout import CUR, DELTAS, HAND, HNDEC, LEGAL, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
+from .layout import CUR, DELTAS, HAND, HNDEC, LEGAL, NLEGAL, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
 from .observe import OBS_SIZE, observe
 from .agents import W_SIZE, greedy_action
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
@@ -55,6 +55,21 @@ def batch_reset(st, rules, wt, mask, obs, player, gidx, seed):
 def batch_reset_serial(st, rules, wt, mask, obs, player, gidx, seed):
     for b in range(st.shape[0]):
         _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b)
+
+
+@kernel_jit
+def first_illegal(st, actions):
+    """The first slot whose action is not in its legal list (read from the state,
+    which callers cannot write), or -1 when every action is legal."""
+    for b in range(st.shape[0]):
+        ok = False
+        for i in range(st[b, NLEGAL]):
+            if st[b, LEGAL + i] == actions[b]:
+                ok = True
+                break
+        if not ok:
+            return b
+    return -1
 
 
 @kernel_jit

@@ -1,0 +1,92 @@
+"""Validation at the Python boundary: the one place that decides what a caller may pass.
+
+numba checks no bounds, so every action, seat, index, seed and flag that
+reaches the kernel is checked here first. The policy, the same for every
+public entry point:
+
+* **Integers** are Python ``int`` or numpy integer scalars (``np.int64``,
+  ``np.uint8`` ...), and for actions also 0-d integer arrays (what
+  ``model.predict`` returns for one observation). ``bool`` and ``np.bool_``
+  are not integers here; floats, strings, ``None`` and containers are rejected
+  even when they look like a whole number.
+* A bad **action** raises ``IllegalActionError`` (a ``ValueError``) naming the
+  action and the legal ids (``ActionSpaceError``, its subclass, when the value
+  is not an id of ``Discrete(156)`` at all); a bad seat, index, seed or flag raises
+  ``ValueError`` naming the value and what is allowed; a bad record raises
+  ``RecordError`` (a ``ValueError``) naming the field.
+* A call that needs ``reset()`` first raises ``ResetNeededError`` (a ``RuntimeError``).
+* A rejected call changes nothing.
+"""
+from __future__ import annotations
+
+import secrets
+
+import numpy as np
+
+from .rules import NUM_ACTIONS
+
+NUM_SEATS = 4
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal at the current decision (or not an action id at all)."""
+
+
+class ActionSpaceError(IllegalActionError, AssertionError):
+    """A value that is not an action id of ``Discrete(156)`` at all (wrong type or
+    out of range). Also an ``AssertionError``, which is what PettingZoo's
+    ``AssertOutOfBoundsWrapper`` raises for such an action through ``env()``."""
+
+
+class ResetNeededError(RuntimeError, AssertionError):
+    """A call that needs ``reset()`` first. Also an ``AssertionError``, which is
+    what PettingZoo's ``OrderEnforcingWrapper`` raises through ``env()``."""
+
+
+def is_int(value) -> bool:
+    """Whether ``value`` is an integer under the policy above (no bool, no 0-d array)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def as_int(name: str, value, lo: int, hi: int) -> int:
+    """``value`` as an int in ``lo..hi`` (inclusive), or ValueError naming ``name``."""
+    if not is_int(value) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an int in {lo}..{hi}, got {value!r}"
+                         + ("" if is_int(value) else f" ({type(value).__name__})"))
+    return int(value)
+
+
+def as_seat(seat, name: str = "seat") -> int:
+    """A seat 0..3 (East, South, West, North)."""
+    return as_int(name, seat, 0, NUM_SEATS - 1)
+
+
+def as_bool(name: str, value) -> bool:
+    """A flag: ``True``/``False`` (or ``np.bool_``) only."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def as_seed(seed) -> int:
+    """A game seed in [0, 2**64); ``None`` draws a fresh one."""
+    if seed is None:
+        return secrets.randbits(63)
+    return as_int("seed", seed, 0, 2 ** 64 - 1)
+
+
+def action_id(action, legal=None, where=""):
+    """``action`` as an int if it is an integer (or 0-d integer array); else
+    ``ActionSpaceError`` naming it, ``where`` (e.g. the phase and seat) and,
+    when given, the ``legal`` ids. The id's range is not checked here."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action[()]
+    if not is_int(action):
+        raise ActionSpaceError(
+            f"action must be an int (or numpy integer) in 0..{NUM_ACTIONS - 1}, got {action!r} "
+            f"({type(action).__name__}){where}" + ("" if legal is None else f"; legal ids {list(legal)}"))
+    return int(action)
+
+
+def in_action_range(a: int) -> bool:
+    return 0 <= a < NUM_ACTIONS
