@@ -294,16 +294,15 @@ class raw_env(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        hand = g.hand_index
-        g.step(action)  # raises IllegalActionError if illegal, changing nothing
+        deltas = g.step(action).tolist()  # raises IllegalActionError if illegal, changing nothing
         self._cumulative_rewards[agent] = 0
-        if g.hand_index != hand:  # a hand closed: everyone gets its point change
-            deltas = g.hand_deltas(hand).tolist()
+        closed = g.closed_hand is not None
+        if closed:  # a hand closed: everyone gets its point change
             self.rewards = {a: deltas[self._seat[a]] for a in self.agents}
             self._accumulate_rewards()
         elif self._rewarded:
             self.rewards = dict.fromkeys(self.agents, 0)
-        self._rewarded = g.hand_index != hand
+        self._rewarded = closed
         if g.done:
             self.terminations = dict.fromkeys(self.agents, True)
         else:

@@ -18,8 +18,8 @@ from .rules import (NUM_ACTIONS, RuleConfig, SHAPE_NAMES, action_name, kind_name
 
 RECORD_FORMAT = "majiang-record/1"
 PHASE_NAMES = ("exchange", "take", "discard", "over")
-MELD_TYPE_NAMES = {1: "pung", 2: "chow", 3: "ankan", 4: "minkan",
-                   5: "concealed_triplet", 6: "concealed_run"}
+MELD_TYPE_NAMES = {L.MT_PUNG: "pung", L.MT_CHOW: "chow", L.MT_ANKAN: "ankan", L.MT_MINKAN: "minkan",
+                   L.MT_CONCEALED_TRIPLET: "concealed_triplet", L.MT_CONCEALED_RUN: "concealed_run"}
 
 __all__ = ["Game", "replay", "RecordError", "IllegalActionError", "RECORD_FORMAT"]
 
@@ -109,12 +109,18 @@ class Game:
             raise (IllegalActionError if in_action_range(a) else ActionSpaceError)(
                 f"action {action!r} ({action_name(a) if in_action_range(a) else 'out of range'}) "
                 f"is not legal: {what}, legal ids {self.legal_actions()}")
-        h = self._st[L.HAND]
         self._n = core.advance(self._st, self._rules, self._wt, a)
         core.write_mask(self._st, self._mask)
-        if self._st[L.HAND] != h:
+        h = self.closed_hand
+        if h is not None:
             return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)
         return np.zeros(4, np.int64)
+
+    @property
+    def closed_hand(self):
+        """The hand (0-based) that closed during the last ``step``, or None."""
+        h = int(self._st[L.CLOSED])
+        return None if h < 0 else h
 
     # ---- observation -------------------------------------------------------
     def observe(self, seat) -> np.ndarray:
@@ -132,30 +138,9 @@ class Game:
         h = self._hand(h)
         return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)
 
-    def wins(self, h: int) -> list:
+    def wins(self, h) -> list:
         """The wins of hand h (0-based), each with its scoring (patterns and the reading used)."""
-        h = self._hand(h)
-        st = self._st
-        nwins = st[L.NWINS] if h == st[L.HAND] else 3
-        out = []
-        for i in range(nwins):
-            w = L.WINS + (h * 3 + i) * L.WIN_W
-            if h != st[L.HAND] and st[w + 3] == 0:
-                break
-            melds = [[MELD_TYPE_NAMES[int(st[w + 10 + 2 * j])], kind_name(int(st[w + 11 + 2 * j]))]
-                     for j in range(4)]
-            pats = []
-            for j in range(3):
-                pts, m = int(st[w + 4 + 2 * j]), int(st[w + 5 + 2 * j])
-                if pts:
-                    p = pts % 10 or 10
-                    name = SHAPE_NAMES[p] if m & (m - 1) else "自色刻"
-                    pats.append({"points": pts, "name": name,
-                                 "melds": [i for i in range(4) if m >> i & 1]})
-            out.append({"seat": int(st[w]), "from": None if st[w + 1] < 0 else int(st[w + 1]),
-                        "card": int(st[w + 2]), "base": int(st[w + 3]),
-                        "patterns": pats, "melds": melds, "pair": kind_name(int(st[w + 18]))})
-        return out
+        return decode_wins(self._st, self._hand(h))
 
     def record(self, legal: bool = False) -> dict:
         """The game so far as a ``majiang-record/1`` dict (legal sets when ``legal``)."""
@@ -189,6 +174,31 @@ class Game:
     def __repr__(self):
         return (f"Game(hand={self.hand_index}, phase={self.phase}, lap={self.lap}, "
                 f"player={self.current_player}, scores={self.scores.tolist()})")
+
+
+def decode_wins(st, h: int) -> list:
+    """The win records of hand ``h`` in the state row ``st`` (layout ``WINS``, fields ``W_*``)
+    as the dicts of ``Game.wins`` and of the record format."""
+    current = h == st[L.HAND]
+    out = []
+    for i in range(st[L.NWINS] if current else L.MAX_WINS):
+        w = L.WINS + (h * L.MAX_WINS + i) * L.WIN_W
+        if not current and st[w + L.W_BASE] == 0:
+            break
+        melds = [[MELD_TYPE_NAMES[int(st[w + L.W_MELDS + 2 * j])], kind_name(int(st[w + L.W_MELDS + 2 * j + 1]))]
+                 for j in range(4)]
+        pats = []
+        for j in range(3):
+            pts, m = int(st[w + L.W_PATTERNS + 2 * j]), int(st[w + L.W_PATTERNS + 2 * j + 1])
+            if pts:
+                p = pts % 10 or 10
+                name = SHAPE_NAMES[p] if m & (m - 1) else "自色刻"
+                pats.append({"points": pts, "name": name, "melds": [b for b in range(4) if m >> b & 1]})
+        frm = int(st[w + L.W_FROM])
+        out.append({"seat": int(st[w + L.W_SEAT]), "from": None if frm < 0 else frm,
+                    "card": int(st[w + L.W_CARD]), "base": int(st[w + L.W_BASE]),
+                    "patterns": pats, "melds": melds, "pair": kind_name(int(st[w + L.W_PAIR]))})
+    return out
 
 
 def _legal_sets(game: Game) -> list:

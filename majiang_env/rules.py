@@ -34,17 +34,20 @@ def circle_colour(card_id: int) -> int:
 
 
 # ---- actions (API.md) ----------------------------------------------------
+# The action ids of API.md, named once: every module (kernel included) uses these.
+# A range constant is its first id; ``A_X + k`` is the action on kind k, and for
+# the seat-offset actions ``A_PUNG + d - 1`` is the one on seat offset d (1-3).
 NUM_ACTIONS = 156
-A_DISCARD = 0      # 0-35   打
-A_ANKAN = 36       # 36-71  暗
-A_MINKAN = 72      # 72-107 明
-A_TSUMO = 108      # 模
-A_PASS = 109       # pass (last lap)
-A_DRAW = 110       # 引
-A_PUNG = 110       # 111-113 刻, offset d = id - 110
-A_CHOW = 114       # 114-116 順 low/middle/high
-A_RON = 116        # 117-119 栄, offset d = id - 116
-A_EXCHANGE = 120   # 120-155 変
+A_DISCARD = 0      # 0-35    打 discard one card of kind id - A_DISCARD
+A_ANKAN = 36       # 36-71   暗 concealed kan of kind id - A_ANKAN
+A_MINKAN = 72      # 72-107  明 added kan on the 刻 of kind id - A_MINKAN
+A_TSUMO = 108      # 模 win on the drawn card
+A_PASS = 109       # pass (last lap only)
+A_DRAW = 110       # 引 draw from the own square
+A_PUNG = 111       # 111-113 刻 pung the claimable discard of seat offset id - A_PUNG + 1
+A_CHOW = 114       # 114-116 順 chow: the discard is the low / middle / high card of the run
+A_RON = 117        # 117-119 栄 ron on the claimable discard of seat offset id - A_RON + 1
+A_EXCHANGE = 120   # 120-155 変 set aside one card of kind id - A_EXCHANGE
 
 
 def action_name(a: int) -> str:

@@ -212,7 +212,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     B = max(1, min(_positive_int("num_envs", num_envs), int(num_games)))
     st = np.zeros((B, L.SIZE), np.int32)
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
-    stats = np.zeros((B, 11), np.int64)
+    stats = np.zeros((B, batch.ST_SIZE), np.int64)
     codes = np.array([AGENTS[a] for a in agents], np.int32)
     dtab = tables.deficiency_table() if "greedy" in agents else np.zeros((1, tables.DEF_COLS), np.uint16)
     r, wt = rules.to_array(True), tables.win_table()
@@ -232,5 +232,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     if bar is not None:
         bar.close()
     s = stats.sum(0)
-    return {"games": int(s[0]), "hands": int(s[1]), "decisions": int(s[2]), "seconds": dt,
-            "mean_points": (s[3:7] / max(1, s[0])).tolist(), "wins": s[7:11].tolist()}
+    games = int(s[batch.ST_GAMES])
+    return {"games": games, "hands": int(s[batch.ST_HANDS]), "decisions": int(s[batch.ST_DECISIONS]),
+            "seconds": dt, "mean_points": (s[batch.ST_POINTS:batch.ST_POINTS + 4] / max(1, games)).tolist(),
+            "wins": s[batch.ST_WINS:batch.ST_WINS + 4].tolist()}

@@ -291,3 +291,27 @@ def test_corrupted_records():
     for i, bad in enumerate(cases):
         with pytest.raises(RecordError):
             replay(bad)
+
+
+def test_layout_lifetimes_reset_every_field():
+    """A state row full of garbage, dealt and reset by new_game, equals a fresh one:
+    every field is reset by the lifetime it declares in kernel/layout.py."""
+    from majiang_env.kernel import core
+    from majiang_env.kernel import layout as L
+    g = Game(seed=5)
+    rng = np.random.default_rng(0)
+    for fill in (rng.integers(-2 ** 31, 2 ** 31 - 1, L.SIZE, dtype=np.int64), np.full(L.SIZE, -1),
+                 np.full(L.SIZE, 7)):
+        st = fill.astype(np.int32)
+        core.deal_squares(st, np.uint64(g.seed))
+        core.new_game(st, g._rules)
+        fresh = np.zeros(L.SIZE, np.int32)
+        core.deal_squares(fresh, np.uint64(g.seed))
+        core.new_game(fresh, g._rules)
+        assert np.array_equal(st, fresh), [f[0] for f in L.FIELDS
+                                           if not np.array_equal(st[f[1]:f[1] + int(np.prod(f[2]))],
+                                                                 fresh[f[1]:f[1] + int(np.prod(f[2]))])]
+    lives = {f[3] for f in L.FIELDS}
+    assert lives == {L.DEAL, L.GAME, L.HAND_LIFE, L.TURN}
+    covered = sum(int(np.prod(f[2])) for f in L.FIELDS)
+    assert covered == L.SIZE  # no slot of the row is outside a declared field

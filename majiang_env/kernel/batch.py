@@ -4,13 +4,20 @@ import numpy as np
 from numba import njit, prange
 
 from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, rand_below, settle, write_mask
-from .layout import CUR, DELTAS, HAND, HNDEC, LEGAL, NLEGAL, NWINS, PH_OVER, PHASE, SCORES, WINS, WIN_W
+from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
+                     WIN_W, W_BASE, W_SEAT)
 from .observe import OBS_SIZE, observe
 from .agents import W_SIZE, greedy_action
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
 
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
+
+# columns of selfplay's per-slot stats
+ST_GAMES, ST_HANDS, ST_DECISIONS = 0, 1, 2
+ST_POINTS = 3   # x4: final scores summed per seat
+ST_WINS = 7     # x4: wins per seat
+ST_SIZE = 11
 
 
 @kernel_jit
@@ -76,10 +83,10 @@ def first_illegal(st, actions):
 def _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b):
     """Slot b: apply its action; a finished game restarts as game gidx[b] + B (same-step autoreset)."""
     row = st[b]
-    h = row[HAND]
     advance(row, rules, wt, actions[b])
+    h = row[CLOSED]
     for q in range(4):
-        rewards[b, q] = row[DELTAS + h * 4 + q] if row[HAND] != h else 0
+        rewards[b, q] = row[DELTAS + h * 4 + q] if h >= 0 else 0
     done[b] = row[PHASE] == PH_OVER
     if done[b]:
         gidx[b] += st.shape[0]
@@ -116,17 +123,17 @@ def play_game(row, rules, wt, seed, g, agents, dt, rng, obs, mask, work, stats):
         else:
             a = row[LEGAL + rand_below(rng, 0, n)]
         n = advance(row, rules, wt, a)
-        stats[2] += 1
-    stats[0] += 1
+        stats[ST_DECISIONS] += 1
+    stats[ST_GAMES] += 1
     hands = rules[R_HANDS]
-    stats[1] += hands
+    stats[ST_HANDS] += hands
     for q in range(4):
-        stats[3 + q] += row[SCORES + q]
+        stats[ST_POINTS + q] += row[SCORES + q]
     for h in range(hands):
-        for i in range(3):
-            w = WINS + (h * 3 + i) * WIN_W
-            if row[w + 3] > 0:
-                stats[7 + row[w]] += 1
+        for i in range(MAX_WINS):
+            w = WINS + (h * MAX_WINS + i) * WIN_W
+            if row[w + W_BASE] > 0:
+                stats[ST_WINS + row[w + W_SEAT]] += 1
 
 
 @njit(cache=True, parallel=True)

@@ -13,11 +13,18 @@ from numba import njit
 
 from ..rules import (R_HANDS, R_CHOW_OFF, R_EXCHANGE, R_DISCARD_DRAWN, R_KUIKAE,
                      R_FURITEN, R_REQ_YAKU, R_WINS_TO_CLOSE, R_PAYMENT, R_AUTO_FORCED,
-                     GROUP)
-from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, NLEGAL, LEGAL, WIN_PENDING,
-                     HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT, KEYS, NCOL, NHAND, SIDE,
-                     NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND, LAST, RETIRED,
-                     WINS, WIN_W, DECLOG, MAX_DEC, MELD_W, SCRATCH, MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN,
+                     GROUP, NUM_ACTIONS, A_DISCARD, A_ANKAN, A_MINKAN, A_TSUMO, A_PASS, A_DRAW,
+                     A_PUNG, A_CHOW, A_RON, A_EXCHANGE)
+from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, CLOSED, TOOK, PICK_KIND, DRAWN,
+                     NLEGAL, LEGAL, WIN_PENDING, HNDEC, SCORES, DELTAS, SQUARES, SQPOS, HMASK, HCNT,
+                     KEYS, NCOL, NHAND, SIDE, NSIDE, MELDS, NMELD, RIVER, RSLOT, RFLAG, NRIVER, RKIND,
+                     LAST, RETIRED, WINS, WIN_W, DECLOG, MAX_DEC, MELD_W, RIVER_LEN, NUM_EXCHANGE,
+                     NUM_SLOTS, LAST_LAP_SLOT, GAME_RESET, HAND_RESET, TURN_RESET,
+                     M_TYPE, M_KIND, M_CARD0, M_CARD1, M_STANDIN, M_CLAIMED, M_KAN,
+                     MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN, MT_CONCEALED_TRIPLET, MT_CONCEALED_RUN,
+                     W_SEAT, W_FROM, W_CARD, W_BASE, W_PATTERNS, MAX_WINS, RF_PICKED, RF_WON, RF_KAN,
+                     SC_CNT, SC_WORK, SC_MTYPE, SC_MFACE, SC_MVAL, SC_MKAN, SC_OTYPE, SC_OKIND,
+                     SC_TMP, SC_VAL, SC_VS, SC_OUT, TOOK_DRAW, TOOK_PICKUP,
                      PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER)
 
 POW5 = np.array([5 ** j for j in range(9)], np.int32)
@@ -96,25 +103,26 @@ def take_from_square(st, p):
     return st[SQUARES + h * 144 + p * 36 + pos]
 
 
-# ---- hand set-up -----------------------------------------------------------
+# ---- hand set-up (the resets are generated from the lifetimes in layout.py) ------
+@kernel_jit
+def reset_fields(st, table):
+    """Set every field of ``table`` (rows of offset, length, value) to its initial value."""
+    for f in range(table.shape[0]):
+        v = table[f, 2]
+        for i in range(table[f, 0], table[f, 0] + table[f, 1]):
+            st[i] = v
+
+
 @kernel_jit
 def start_hand(st, rules, h):
+    """Reset the hand's fields, deal 13 cards (17 with 変) to each seat from its square."""
+    reset_fields(st, HAND_RESET)
     st[HAND] = h
     st[START] = h % 4
-    st[NWINS] = 0
-    st[EXCH] = 0
-    st[TOOK] = 0
-    st[PICK_KIND] = -1
-    st[DRAWN] = -1
-    for i in range(SQPOS, WINS):
-        st[i] = 0
-    for p in range(4):
-        st[LAST + p] = -1
     ncards = 17 if rules[R_EXCHANGE] else 13
     for p in range(4):
         for _ in range(ncards):
             add_card(st, p, take_from_square(st, p))
-    st[SLOT] = 0
     st[CUR] = st[START]
     st[PHASE] = PH_EXCHANGE if rules[R_EXCHANGE] else PH_TAKE
 
@@ -122,10 +130,7 @@ def start_hand(st, rules, h):
 @kernel_jit
 def new_game(st, rules):
     """Start hand 0 of a game whose squares are already in st[SQUARES]."""
-    for i in range(SCORES, SQUARES):
-        st[i] = 0
-    for i in range(WINS, DECLOG):
-        st[i] = 0
+    reset_fields(st, GAME_RESET)
     start_hand(st, rules, 0)
 
 
@@ -136,9 +141,9 @@ def claimable(st, p, q):
     n = st[NRIVER + q]
     if n == 0:
         return -1
-    if st[RSLOT + q * 18 + n - 1] <= st[LAST + p]:
+    if st[RSLOT + q * RIVER_LEN + n - 1] <= st[LAST + p]:
         return -1
-    return st[RIVER + q * 18 + n - 1] >> 2
+    return st[RIVER + q * RIVER_LEN + n - 1] >> 2
 
 
 # Colour residues (count mod 3 per face colour) as a base-3 code -> the colour
@@ -264,28 +269,27 @@ def score_win(st, p, extra, out):
     """Best reading of p's winning hand (+ kind ``extra``); returns the pattern points.
 
     out (length WIN_W - 4 = 15): 3 x (points, meld mask), 4 x (meld type, kind), pair kind.
-    Meld types in ``out``: 1..4 as layout MT_*, 5 = concealed triplet, 6 = concealed run.
+    Meld types in ``out``: layout MT_* (MT_CONCEALED_TRIPLET / _RUN for melds read from the hand).
     """
-    w = SCRATCH  # work space in the state row: no allocation
-    cnt = st[w:w + 36]
-    work = st[w + 36:w + 72]
-    mtype = st[w + 72:w + 76]  # 0 run, 1 triplet
-    mface = st[w + 76:w + 80]
-    mv = st[w + 80:w + 84]
-    mkan = st[w + 84:w + 88]
-    otype = st[w + 88:w + 92]
-    okind = st[w + 92:w + 96]
-    tmp = st[w + 96:w + 102]
-    val = st[w + 102:w + 118]
-    vs = st[w + 118:w + 122]
+    cnt = st[SC_CNT:SC_CNT + 36]  # work space in the state row (layout SC_*): no allocation
+    work = st[SC_WORK:SC_WORK + 36]
+    mtype = st[SC_MTYPE:SC_MTYPE + 4]  # 0 run, 1 triplet
+    mface = st[SC_MFACE:SC_MFACE + 4]
+    mv = st[SC_MVAL:SC_MVAL + 4]
+    mkan = st[SC_MKAN:SC_MKAN + 4]
+    otype = st[SC_OTYPE:SC_OTYPE + 4]
+    okind = st[SC_OKIND:SC_OKIND + 4]
+    tmp = st[SC_TMP:SC_TMP + 6]
+    val = st[SC_VAL:SC_VAL + 16]
+    vs = st[SC_VS:SC_VS + 4]
     for k in range(36):
         cnt[k] = st[HCNT + p * 36 + k]
     if extra >= 0:
         cnt[extra] += 1
     nm = st[NMELD + p]
     for i in range(nm):
-        t = st[MELDS + (p * 4 + i) * MELD_W]
-        k = st[MELDS + (p * 4 + i) * MELD_W + 1]
+        t = st[MELDS + (p * 4 + i) * MELD_W + M_TYPE]
+        k = st[MELDS + (p * 4 + i) * MELD_W + M_KIND]
         mtype[i] = 0 if t == MT_CHOW else 1
         mkan[i] = 1 if (t == MT_ANKAN or t == MT_MINKAN) else 0
         mface[i] = k // 9
@@ -322,14 +326,14 @@ def score_win(st, p, extra, out):
                     work[k + 1] -= 1
                     work[k + 2] -= 1
                     mtype[i] = 0
-                    otype[i] = 6
+                    otype[i] = MT_CONCEALED_RUN
                 else:
                     if work[k] < 3:
                         ok = False
                         break
                     work[k] -= 3
                     mtype[i] = 1
-                    otype[i] = 5
+                    otype[i] = MT_CONCEALED_TRIPLET
             if not ok:
                 continue
             for k in range(36):
@@ -357,16 +361,16 @@ def record_win(st, rules):
     card = st[WIN_PENDING + 2]
     extra = st[WIN_PENDING + 3]
     h = st[HAND]
-    w = WINS + (h * 3 + st[NWINS]) * WIN_W
-    out = st[SCRATCH + 122:SCRATCH + 137]
+    w = WINS + (h * MAX_WINS + st[NWINS]) * WIN_W
+    out = st[SC_OUT:SC_OUT + WIN_W - W_PATTERNS]
     pts = score_win(st, p, extra, out)
     base = pts if pts > 0 else 1
-    st[w] = p
-    st[w + 1] = frm
-    st[w + 2] = card
-    st[w + 3] = base
-    for j in range(15):
-        st[w + 4 + j] = out[j]
+    st[w + W_SEAT] = p
+    st[w + W_FROM] = frm
+    st[w + W_CARD] = card
+    st[w + W_BASE] = base
+    for j in range(WIN_W - W_PATTERNS):
+        st[w + W_PATTERNS + j] = out[j]
     gain = 3 * base
     d = DELTAS + h * 4
     st[d + p] += gain
@@ -388,17 +392,17 @@ def record_win(st, rules):
 def drop_patternless_wins(st, rules, n):
     """require_yaku: remove the 模 / 栄 actions whose best reading scores no pattern."""
     p = st[CUR]
-    out = st[SCRATCH + 122:SCRATCH + 137]
+    out = st[SC_OUT:SC_OUT + WIN_W - W_PATTERNS]
     j = 0
     for i in range(n):
         a = st[LEGAL + i]
         keep = True
-        if a == 108:  # 模
+        if a == A_TSUMO:
             extra = -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2
             keep = score_win(st, p, extra, out) > 0
-        elif 117 <= a <= 119:  # 栄
-            q = (p + a - 116) & 3
-            keep = score_win(st, p, st[RIVER + q * 18 + st[NRIVER + q] - 1] >> 2, out) > 0
+        elif A_RON <= a < A_EXCHANGE:
+            q = (p + a - A_RON + 1) & 3
+            keep = score_win(st, p, st[RIVER + q * RIVER_LEN + st[NRIVER + q] - 1] >> 2, out) > 0
         if keep:
             st[LEGAL + j] = a
             j += 1
@@ -417,7 +421,8 @@ def discard_options_exist(st, p, banned):
         if c == 4:
             return True
     for i in range(st[NMELD + p]):
-        if st[MELDS + (p * 4 + i) * MELD_W] == MT_PUNG and st[HCNT + p * 36 + st[MELDS + (p * 4 + i) * MELD_W + 1]] > 0:
+        m = MELDS + (p * 4 + i) * MELD_W
+        if st[m + M_TYPE] == MT_PUNG and st[HCNT + p * 36 + st[m + M_KIND]] > 0:
             return True
     return False
 
@@ -436,92 +441,152 @@ def pick_ok(st, rules, p, k, k1, k2):
 
 
 @kernel_jit
+def legal_exchange(st, p, n):
+    """変 (RULES.md §3): set aside any kind held; list from LEGAL + n, return the new n."""
+    hc = HCNT + p * 36
+    for k in range(36):
+        ok = st[hc + k] > 0
+        st[LEGAL + n] = A_EXCHANGE + k
+        n += ok
+    return n
+
+
+@kernel_jit
+def legal_pungs(st, rules, p, kinds, n):
+    """刻 (RULES.md §5): a claimable discard of kind k with two more k in hand."""
+    hc = HCNT + p * 36
+    for d in range(1, 4):
+        k = kinds[d - 1]
+        if k >= 0 and st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
+            st[LEGAL + n] = A_PUNG + d - 1
+            n += 1
+    return n
+
+
+@kernel_jit
+def legal_chows(st, rules, p, k, n):
+    """順 (RULES.md §5): the chow-source seat's claimable discard of kind k (or -1)
+    completes a run of one colour as its low, middle or high card."""
+    if k < 0:
+        return n
+    hc = HCNT + p * 36
+    num = k % 9
+    if num <= 6 and st[hc + k + 1] > 0 and st[hc + k + 2] > 0 and pick_ok(st, rules, p, k, k + 1, k + 2):
+        st[LEGAL + n] = A_CHOW
+        n += 1
+    if 1 <= num <= 7 and st[hc + k - 1] > 0 and st[hc + k + 1] > 0 and pick_ok(st, rules, p, k, k - 1, k + 1):
+        st[LEGAL + n] = A_CHOW + 1
+        n += 1
+    if num >= 2 and st[hc + k - 2] > 0 and st[hc + k - 1] > 0 and pick_ok(st, rules, p, k, k - 2, k - 1):
+        st[LEGAL + n] = A_CHOW + 2
+        n += 1
+    return n
+
+
+@kernel_jit
+def legal_rons(st, rules, wt, p, kinds, n):
+    """栄 (RULES.md §7): a claimable discard that completes the winning shape
+    (not a kind of the own river under furiten)."""
+    for d in range(1, 4):
+        k = kinds[d - 1]
+        if k >= 0 and not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0) and is_win(st, wt, p, k):
+            st[LEGAL + n] = A_RON + d - 1
+            n += 1
+    return n
+
+
+@kernel_jit
+def legal_take(st, rules, wt, p):
+    """Take phase (RULES.md §4-§6): 引, then 刻 / 順 (not in the last lap), then 栄."""
+    st[LEGAL] = A_DRAW
+    n = 1
+    kinds = (claimable(st, p, (p + 1) & 3), claimable(st, p, (p + 2) & 3),
+             claimable(st, p, (p + 3) & 3))
+    if st[SLOT] < LAST_LAP_SLOT:
+        n = legal_pungs(st, rules, p, kinds, n)
+        n = legal_chows(st, rules, p, kinds[rules[R_CHOW_OFF] - 1], n)
+    return legal_rons(st, rules, wt, p, kinds, n)
+
+
+@kernel_jit
+def legal_discards(st, rules, p, n):
+    """打 (RULES.md §4): any kind held, except the kind just picked up when kuikae is off."""
+    hc = HCNT + p * 36
+    banned = st[PICK_KIND] if (st[TOOK] == TOOK_PICKUP and not rules[R_KUIKAE]) else -1
+    for k in range(36):
+        ok = st[hc + k] > 0 and k != banned
+        st[LEGAL + n] = A_DISCARD + k
+        n += ok
+    return n
+
+
+@kernel_jit
+def legal_ankans(st, p, n):
+    """暗 (RULES.md §8): four of a kind in the concealed hand."""
+    hc = HCNT + p * 36
+    for k in range(36):
+        if st[hc + k] == 4:
+            st[LEGAL + n] = A_ANKAN + k
+            n += 1
+    return n
+
+
+@kernel_jit
+def legal_minkans(st, p, n):
+    """明 (RULES.md §8): the fourth card of one of the own 刻 melds in hand."""
+    hc = HCNT + p * 36
+    m = MELDS + p * 4 * MELD_W
+    mk = 0  # bits of the pung kinds with a fourth card in hand, listed in kind order
+    for i in range(st[NMELD + p]):
+        k = st[m + i * MELD_W + M_KIND]
+        if st[m + i * MELD_W + M_TYPE] == MT_PUNG and st[hc + k] > 0:
+            mk |= 1 << k
+    k = 0
+    while mk:
+        if mk & 1:
+            st[LEGAL + n] = A_MINKAN + k
+            n += 1
+        mk >>= 1
+        k += 1
+    return n
+
+
+@kernel_jit
+def legal_discard_phase(st, rules, wt, p):
+    """Discard phase: 打, 暗, 明 (not in the last lap), 模 after a draw that wins,
+    and pass in the last lap (RULES.md §6)."""
+    n = 0
+    last_lap = st[SLOT] >= LAST_LAP_SLOT
+    if not last_lap:
+        n = legal_discards(st, rules, p, n)
+        n = legal_ankans(st, p, n)
+        n = legal_minkans(st, p, n)
+    if st[TOOK] == TOOK_DRAW and is_win(st, wt, p, -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2):
+        st[LEGAL + n] = A_TSUMO
+        n += 1
+    if last_lap:
+        st[LEGAL + n] = A_PASS
+        n += 1
+    return n
+
+
+@kernel_jit
 def legal_shapes(st, rules, wt):
     """Write the legal actions of the player to act as the ascending list
     st[LEGAL:LEGAL + n] (``write_mask`` turns it into the action mask); return n.
     模 and 栄 are listed by the winning shape alone (``legal`` adds require_yaku).
-    Each entry is written unconditionally and kept by advancing n, which keeps
+    Entries are written unconditionally and kept by advancing n, which keeps
     the loops branch-light."""
     ph = st[PHASE]
     p = st[CUR]
-    n = 0
     if ph == PH_OVER:
-        st[NLEGAL] = 0
-        return 0
-    hc = HCNT + p * 36
-    if ph == PH_EXCHANGE:
-        for k in range(36):
-            ok = st[hc + k] > 0
-            st[LEGAL + n] = 120 + k
-            n += ok
-        st[NLEGAL] = n
-        return n
-    last_lap = st[SLOT] >= 72
-    if ph == PH_TAKE:
-        st[LEGAL] = 110
-        n = 1
-        ck = rules[R_CHOW_OFF]
-        kinds = (claimable(st, p, (p + 1) & 3), claimable(st, p, (p + 2) & 3),
-                 claimable(st, p, (p + 3) & 3))
-        if not last_lap:
-            for d in range(1, 4):  # 刻 111-113
-                k = kinds[d - 1]
-                if k >= 0 and st[hc + k] >= 2 and pick_ok(st, rules, p, k, k, k):
-                    st[LEGAL + n] = 110 + d
-                    n += 1
-            k = kinds[ck - 1]  # 順 114-116: the discard is the low / middle / high card
-            if k >= 0:
-                num = k % 9
-                if num <= 6 and st[hc + k + 1] > 0 and st[hc + k + 2] > 0 and pick_ok(st, rules, p, k, k + 1, k + 2):
-                    st[LEGAL + n] = 114
-                    n += 1
-                if 1 <= num <= 7 and st[hc + k - 1] > 0 and st[hc + k + 1] > 0 and pick_ok(st, rules, p, k, k - 1, k + 1):
-                    st[LEGAL + n] = 115
-                    n += 1
-                if num >= 2 and st[hc + k - 2] > 0 and st[hc + k - 1] > 0 and pick_ok(st, rules, p, k, k - 2, k - 1):
-                    st[LEGAL + n] = 116
-                    n += 1
-        for d in range(1, 4):  # 栄 117-119
-            k = kinds[d - 1]
-            if k >= 0 and not (rules[R_FURITEN] and st[RKIND + p * 36 + k] > 0) and is_win(st, wt, p, k):
-                st[LEGAL + n] = 116 + d
-                n += 1
-        st[NLEGAL] = n
-        return n
-    # discard phase
-    tsumo = st[TOOK] == 1 and is_win(st, wt, p, -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2)
-    if not last_lap:
-        banned = st[PICK_KIND] if (st[TOOK] == 2 and not rules[R_KUIKAE]) else -1
-        kan4 = False
-        for k in range(36):  # 打
-            c = st[hc + k]
-            ok = c > 0 and k != banned
-            st[LEGAL + n] = k
-            n += ok
-            kan4 |= c == 4
-        if kan4:
-            for k in range(36):  # 暗
-                if st[hc + k] == 4:
-                    st[LEGAL + n] = 36 + k
-                    n += 1
-        m = MELDS + p * 4 * MELD_W
-        mk = 0  # 明: bits of the pung kinds with a fourth card in hand
-        for i in range(st[NMELD + p]):
-            if st[m + i * MELD_W] == MT_PUNG and st[hc + st[m + i * MELD_W + 1]] > 0:
-                mk |= 1 << st[m + i * MELD_W + 1]
-        k = 0
-        while mk:
-            if mk & 1:
-                st[LEGAL + n] = 72 + k
-                n += 1
-            mk >>= 1
-            k += 1
-    if tsumo:
-        st[LEGAL + n] = 108
-        n += 1
-    if last_lap:
-        st[LEGAL + n] = 109
-        n += 1
+        n = 0
+    elif ph == PH_EXCHANGE:
+        n = legal_exchange(st, p, 0)
+    elif ph == PH_TAKE:
+        n = legal_take(st, rules, wt, p)
+    else:
+        n = legal_discard_phase(st, rules, wt, p)
     st[NLEGAL] = n
     return n
 
@@ -530,9 +595,9 @@ def legal_shapes(st, rules, wt):
 @kernel_jit
 def to_river(st, p, card, kan):
     n = st[NRIVER + p]
-    st[RIVER + p * 18 + n] = card
-    st[RSLOT + p * 18 + n] = st[SLOT]
-    st[RFLAG + p * 18 + n] = 256 if kan else 0
+    st[RIVER + p * RIVER_LEN + n] = card
+    st[RSLOT + p * RIVER_LEN + n] = st[SLOT]
+    st[RFLAG + p * RIVER_LEN + n] = RF_KAN if kan else 0
     st[NRIVER + p] = n + 1
     st[RKIND + p * 36 + (card >> 2)] += 1
 
@@ -540,18 +605,20 @@ def to_river(st, p, card, kan):
 @kernel_jit
 def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     m = MELDS + (p * 4 + st[NMELD + p]) * MELD_W
-    st[m] = t
-    st[m + 1] = k
-    st[m + 2] = c0
-    st[m + 3] = c1
-    st[m + 4] = c2
-    st[m + 5] = claimed
-    st[m + 6] = kan
+    st[m + M_TYPE] = t
+    st[m + M_KIND] = k
+    st[m + M_CARD0] = c0
+    st[m + M_CARD1] = c1
+    st[m + M_STANDIN] = c2
+    st[m + M_CLAIMED] = claimed
+    st[m + M_KAN] = kan
     st[NMELD + p] += 1
 
 
 @kernel_jit
 def end_hand(st, rules):
+    """Close the hand (reported in st[CLOSED]); start the next one or end the game."""
+    st[CLOSED] = st[HAND]
     h = st[HAND] + 1
     if h >= rules[R_HANDS]:
         st[PHASE] = PH_OVER
@@ -563,17 +630,17 @@ def end_hand(st, rules):
 
 @kernel_jit
 def end_turn(st, rules):
+    """The drawn card joins the hand; the next seat that has not won takes its
+    turn, or the hand closes (RULES.md §6: slots run out, or enough wins)."""
     p = st[CUR]
     if st[DRAWN] >= 0 and not rules[R_DISCARD_DRAWN]:
         add_card(st, p, st[DRAWN])
-    st[DRAWN] = -1
-    st[TOOK] = 0
-    st[PICK_KIND] = -1
+    reset_fields(st, TURN_RESET)
     st[LAST + p] = st[SLOT]
     s = st[SLOT] + 1
-    while s < 76 and st[RETIRED + (st[START] + s) % 4]:
+    while s < NUM_SLOTS and st[RETIRED + (st[START] + s) % 4]:
         s += 1
-    if s >= 76 or st[NWINS] >= rules[R_WINS_TO_CLOSE]:
+    if s >= NUM_SLOTS or st[NWINS] >= rules[R_WINS_TO_CLOSE]:
         end_hand(st, rules)
         return
     st[SLOT] = s
@@ -582,12 +649,7 @@ def end_turn(st, rules):
 
 
 @kernel_jit
-def apply(st, rules, action):
-    """Apply a legal action of the player to act (no checks). Returns True for 栄 /
-    模: the win is left in st[WIN_PENDING] and ``play`` scores it and ends the
-    turn. Keeping the scoring search out makes this function call no separately
-    compiled code, so numba compiles it with no reference counting at all."""
-    p = st[CUR]
+def log_decision(st, p, action):
     h = st[HAND]
     nd = st[HNDEC + h]
     if nd < MAX_DEC:
@@ -595,84 +657,150 @@ def apply(st, rules, action):
         st[o] = p
         st[o + 1] = action
     st[HNDEC + h] = nd + 1
-    if action >= 120:  # 変
-        c = remove_lowest(st, p, action - 120)
-        st[SIDE + p * 4 + st[NSIDE + p]] = c
-        st[NSIDE + p] += 1
-        e = st[EXCH] + 1
-        st[EXCH] = e
-        if e == 16:
-            st[PHASE] = PH_TAKE
-            st[CUR] = st[START]
-        elif e % 4 == 0:
-            st[CUR] = (p + 1) % 4
-        return False
-    if action == 110:  # 引
-        c = take_from_square(st, p)
-        st[DRAWN] = c
-        st[TOOK] = 1
-        if rules[R_DISCARD_DRAWN]:
-            add_card(st, p, c)
-        st[PHASE] = PH_DISCARD
-        return False
-    if action > 110:  # take from a river
-        if action < 114:
-            q = (p + action - 110) % 4
-        elif action < 117:
-            q = (p + rules[R_CHOW_OFF]) % 4
-        else:
-            q = (p + action - 116) % 4
-        ri = q * 18 + st[NRIVER + q] - 1
-        card = st[RIVER + ri]
-        k = card >> 2
-        if action >= 117:  # 栄
-            st[RFLAG + ri] |= 16 << p
-            st[WIN_PENDING] = p
-            st[WIN_PENDING + 1] = q
-            st[WIN_PENDING + 2] = card
-            st[WIN_PENDING + 3] = k
-            return True
-        st[RFLAG + ri] |= 1 << p
-        if action < 114:
-            c0 = remove_lowest(st, p, k)
-            c1 = remove_lowest(st, p, k)
-            add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), card, -1)
-        else:
-            low = k - (action - 114)
-            c0 = remove_lowest(st, p, low if low != k else low + 1)  # the two run kinds
-            c1 = remove_lowest(st, p, low + 2 if low + 2 != k else low + 1)  # other than k
-            add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), card, -1)
-        st[TOOK] = 2
-        st[PICK_KIND] = k
-        st[PHASE] = PH_DISCARD
-        return False
-    # discard phase
-    if action < 36:  # 打
-        to_river(st, p, remove_lowest(st, p, action), False)
-    elif action < 72:  # 暗
-        k = action - 36
+
+
+@kernel_jit
+def apply_exchange(st, p, k):
+    """変: set aside one card of kind k; after 4 each, the next seat; after 16, the take phase."""
+    c = remove_lowest(st, p, k)
+    st[SIDE + p * 4 + st[NSIDE + p]] = c
+    st[NSIDE + p] += 1
+    e = st[EXCH] + 1
+    st[EXCH] = e
+    if e == NUM_EXCHANGE:
+        st[PHASE] = PH_TAKE
+        st[CUR] = st[START]
+    elif e % 4 == 0:
+        st[CUR] = (p + 1) % 4
+
+
+@kernel_jit
+def apply_draw(st, rules, p):
+    """引: take the next card of the own square as the drawn card."""
+    c = take_from_square(st, p)
+    st[DRAWN] = c
+    st[TOOK] = TOOK_DRAW
+    if rules[R_DISCARD_DRAWN]:
+        add_card(st, p, c)
+    st[PHASE] = PH_DISCARD
+
+
+@kernel_jit
+def claimed_seat(rules, p, action):
+    """The seat whose claimable discard a 刻 / 順 / 栄 action takes."""
+    if action < A_CHOW:
+        return (p + action - A_PUNG + 1) % 4
+    if action < A_RON:
+        return (p + rules[R_CHOW_OFF]) % 4
+    return (p + action - A_RON + 1) % 4
+
+
+@kernel_jit
+def apply_pickup(st, p, action, ri):
+    """刻 / 順: show the claimed discard (river entry ri) with two hand cards and a
+    stand-in from the own square (RULES.md §5)."""
+    card = st[RIVER + ri]
+    k = card >> 2
+    st[RFLAG + ri] |= RF_PICKED << p
+    if action < A_CHOW:
         c0 = remove_lowest(st, p, k)
         c1 = remove_lowest(st, p, k)
-        c2 = remove_lowest(st, p, k)
-        c3 = remove_lowest(st, p, k)
-        add_meld(st, p, MT_ANKAN, k, c1, c2, c3, -1, c0)
-        to_river(st, p, c0, True)
-    elif action < 108:  # 明
-        k = action - 72
-        c = remove_lowest(st, p, k)
-        for i in range(st[NMELD + p]):
-            m = MELDS + (p * 4 + i) * MELD_W
-            if st[m] == MT_PUNG and st[m + 1] == k:
-                st[m] = MT_MINKAN
-                st[m + 6] = c
-        to_river(st, p, c, True)
-    elif action == 108:  # 模
-        st[WIN_PENDING] = p
-        st[WIN_PENDING + 1] = -1
-        st[WIN_PENDING + 2] = st[DRAWN]
-        st[WIN_PENDING + 3] = -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2
+        add_meld(st, p, MT_PUNG, k, c0, c1, take_from_square(st, p), card, -1)
+    else:
+        low = k - (action - A_CHOW)
+        c0 = remove_lowest(st, p, low if low != k else low + 1)  # the two run kinds
+        c1 = remove_lowest(st, p, low + 2 if low + 2 != k else low + 1)  # other than k
+        add_meld(st, p, MT_CHOW, low, c0, c1, take_from_square(st, p), card, -1)
+    st[TOOK] = TOOK_PICKUP
+    st[PICK_KIND] = k
+    st[PHASE] = PH_DISCARD
+
+
+@kernel_jit
+def set_win_pending(st, p, frm, card, extra):
+    st[WIN_PENDING] = p
+    st[WIN_PENDING + 1] = frm
+    st[WIN_PENDING + 2] = card
+    st[WIN_PENDING + 3] = extra
+
+
+@kernel_jit
+def apply_ron(st, p, q, ri):
+    """栄 on seat q's discard (river entry ri): marked, left pending for scoring."""
+    card = st[RIVER + ri]
+    st[RFLAG + ri] |= RF_WON << p
+    set_win_pending(st, p, q, card, card >> 2)
+
+
+@kernel_jit
+def apply_tsumo(st, rules, p):
+    """模 on the drawn card: left pending for scoring."""
+    set_win_pending(st, p, -1, st[DRAWN], -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2)
+
+
+@kernel_jit
+def apply_discard(st, p, k):
+    """打: the lowest copy of kind k goes to the own river."""
+    to_river(st, p, remove_lowest(st, p, k), False)
+
+
+@kernel_jit
+def apply_ankan(st, p, k):
+    """暗: the four k become a meld with three shown cards; the fourth is the kan
+    card, placed in the own river (RULES.md §8)."""
+    c0 = remove_lowest(st, p, k)
+    c1 = remove_lowest(st, p, k)
+    c2 = remove_lowest(st, p, k)
+    c3 = remove_lowest(st, p, k)
+    add_meld(st, p, MT_ANKAN, k, c1, c2, c3, -1, c0)
+    to_river(st, p, c0, True)
+
+
+@kernel_jit
+def apply_minkan(st, p, k):
+    """明: the own 刻 of kind k becomes a kan; the card from hand is the kan card,
+    placed in the own river (RULES.md §8)."""
+    c = remove_lowest(st, p, k)
+    for i in range(st[NMELD + p]):
+        m = MELDS + (p * 4 + i) * MELD_W
+        if st[m + M_TYPE] == MT_PUNG and st[m + M_KIND] == k:
+            st[m + M_TYPE] = MT_MINKAN
+            st[m + M_KAN] = c
+    to_river(st, p, c, True)
+
+
+@kernel_jit
+def apply(st, rules, action):
+    """Apply a legal action of the player to act (no checks). Returns True for 栄 /
+    模: the win is left in st[WIN_PENDING] and ``play`` scores it and ends the
+    turn. Keeping the scoring search out makes this function call no separately
+    compiled code that needs reference counting."""
+    p = st[CUR]
+    log_decision(st, p, action)
+    if action >= A_EXCHANGE:
+        apply_exchange(st, p, action - A_EXCHANGE)
+        return False
+    if action == A_DRAW:
+        apply_draw(st, rules, p)
+        return False
+    if action > A_DRAW:  # take from a river
+        q = claimed_seat(rules, p, action)
+        ri = q * RIVER_LEN + st[NRIVER + q] - 1
+        if action >= A_RON:
+            apply_ron(st, p, q, ri)
+            return True
+        apply_pickup(st, p, action, ri)
+        return False
+    if action == A_TSUMO:
+        apply_tsumo(st, rules, p)
         return True
-    end_turn(st, rules)
+    if action < A_ANKAN:
+        apply_discard(st, p, action - A_DISCARD)
+    elif action < A_MINKAN:
+        apply_ankan(st, p, action - A_ANKAN)
+    elif action < A_TSUMO:
+        apply_minkan(st, p, action - A_MINKAN)
+    end_turn(st, rules)  # 打 / 暗 / 明 / pass
     return False
 
 
@@ -685,8 +813,8 @@ def legal(st, rules, wt):
     """Legal actions of the player to act, as the list st[LEGAL:]; returns the count."""
     n = legal_shapes(st, rules, wt)
     if rules[R_REQ_YAKU] and n > 1:
-        last = st[LEGAL + n - 1]  # wins sort last: 模 108 (then pass 109), 栄 117-119
-        if 117 <= last <= 119 or last == 108 or (last == 109 and st[LEGAL + n - 2] == 108):
+        last = st[LEGAL + n - 1]  # wins sort last: 模 (then pass), 栄
+        if A_RON <= last < A_EXCHANGE or last == A_TSUMO or (last == A_PASS and st[LEGAL + n - 2] == A_TSUMO):
             n = drop_patternless_wins(st, rules, n)
     return n
 
@@ -712,7 +840,9 @@ def settle(st, rules, wt):
 
 @kernel_jit
 def advance(st, rules, wt, action):
-    """Apply ``action``, then (when auto_forced) every forced action; return the legal count."""
+    """Apply ``action``, then (when auto_forced) every forced action; return the legal
+    count. st[CLOSED] tells which hand closed during the call (-1: none)."""
+    st[CLOSED] = -1
     play(st, rules, action)
     return settle(st, rules, wt)
 
@@ -720,7 +850,7 @@ def advance(st, rules, wt, action):
 @kernel_jit
 def write_mask(st, mask):
     """The action mask (int8[156]) of the legal list st[LEGAL:LEGAL + st[NLEGAL]]."""
-    for a in range(156):
+    for a in range(NUM_ACTIONS):
         mask[a] = 0
     for i in range(st[NLEGAL]):
         mask[st[LEGAL + i]] = 1

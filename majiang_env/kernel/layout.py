@@ -1,72 +1,146 @@
 """State layout of one game: a flat int32 row, so B games are an int32[B, SIZE] array.
 
 Every field is a block of consecutive int32 at a fixed offset; the kernel
-indexes ``st[OFFSET + i]``. Shapes are listed with their meaning.
+indexes ``st[OFFSET + i]``. Each field declares its shape, its meaning and its
+**lifetime**, and the resets are generated from those declarations, so a new
+field cannot be forgotten by a reset:
+
+=========  ==================================================================
+DEAL       written before ``core.new_game`` (the dealt squares); never reset
+GAME       set to its initial value by ``core.new_game``
+HAND       also reset by ``core.start_hand`` at the start of every hand
+TURN       also reset by ``core.end_turn`` at the end of every turn
+=========  ==================================================================
+
+Every field's initial value is 0 unless it declares another (-1 for "none").
+The named sub-records (meld fields ``M_*``, win-record fields ``W_*``, river
+flag bits ``RF_*``) are offsets inside one entry of a field.
 """
+import numpy as np
+
+DEAL, GAME, HAND_LIFE, TURN = "deal", "game", "hand", "turn"
 _fields = []
 _off = 0
 
 
-def _f(name, *shape):
+def _f(name, life, *shape, init=0):
     global _off
     n = 1
     for s in shape:
         n *= s
-    _fields.append((name, _off, shape))
+    _fields.append((name, _off, shape, life, init))
     off = _off
     _off += n
     return off
 
 
 MAX_HANDS = 4
-MELD_W = 7  # fields per meld
 MAX_LEGAL = 32
-SCRATCH_W = 144
-MAX_DEC = 180  # decisions per hand (16 exchange + 76 turns x 2 phases = 168)
+NUM_EXCHANGE = 16   # 変 decisions per hand: 4 per seat
+NUM_SLOTS = 76      # turn slots of a hand, 19 laps of 4
+LAST_LAP_SLOT = 72  # slots from here on are the last lap (RULES.md §6)
+MAX_DEC = 180       # decisions per hand (16 exchange + 76 turns x 2 phases = 168)
+RIVER_LEN = 18      # a river holds at most 18 cards
 
-HAND = _f("hand index", 1)
-START = _f("start seat of the hand", 1)
-PHASE = _f("phase: 0 exchange, 1 take, 2 discard, 3 game over", 1)
-CUR = _f("seat to act, -1 when over", 1)
-SLOT = _f("turn slot 0..75 (lap = slot//4 + 1)", 1)
-NWINS = _f("wins in this hand", 1)
-EXCH = _f("exchange decisions made in this hand (0..16)", 1)
-TOOK = _f("take of this turn: 0 none, 1 draw, 2 pick-up", 1)
-PICK_KIND = _f("kind picked up this turn, -1", 1)
-DRAWN = _f("card drawn this turn, -1", 1)
-WIN_PENDING = _f("the win of this turn, scored before the turn ends: seat, from, card, "
-                  "extra kind", 4)
-NLEGAL = _f("number of legal actions at this decision", 1)
-LEGAL = _f("legal action ids at this decision, ascending (at most 14 打 + 3 暗 + 4 明 + 模)", MAX_LEGAL)
-SCORES = _f("cumulative scores", 4)
-DELTAS = _f("point change per hand and seat", MAX_HANDS, 4)
-HNDEC = _f("decisions made in each hand", MAX_HANDS)
-SQUARES = _f("card ids of each hand's squares, in taking order", MAX_HANDS, 4, 36)
-SQPOS = _f("cards taken from each square", 4)
-HMASK = _f("bitmask of copies held per kind (concealed hand)", 4, 36)
-HCNT = _f("count per kind (concealed hand)", 4, 36)
-KEYS = _f("base-5 key per seat and face colour of the concealed hand", 4, 4)
-NCOL = _f("concealed card count per seat and face colour", 4, 4)
-NHAND = _f("concealed card count", 4)
-SIDE = _f("side cards", 4, 4)
-NSIDE = _f("number of side cards", 4)
-MELDS = _f("melds: type, kind, shown card 0, shown card 1, stand-in (暗: shown card 2), "
-           "claimed discard (刻/順, else -1), kan card in own river (暗/明, else -1)", 4, 4, MELD_W)
-NMELD = _f("number of melds", 4)
-RIVER = _f("river card ids", 4, 18)
-RSLOT = _f("slot at which each river card was placed", 4, 18)
-RFLAG = _f("bits 0-3 picked up by seat, 4-7 won on by seat, 8 kan card", 4, 18)
-NRIVER = _f("river length", 4)
-RKIND = _f("count of each kind in own river (furiten)", 4, 36)
-LAST = _f("slot of each seat's previous turn, -1", 4)
-RETIRED = _f("1 once the seat has won this hand", 4)
-WINS = _f("win log per hand: seat, from, card, base, 3 x (points, meld mask), "
-          "4 x (meld type, kind), pair kind", MAX_HANDS, 3, 19)
-SCRATCH = _f("work space of the scoring functions (no meaning between calls)", SCRATCH_W)
-DECLOG = _f("decision log per hand: seat, action", MAX_HANDS, MAX_DEC, 2)
-SIZE = _off
-
-WIN_W = 19
+# ---- melds: one entry of MELDS ------------------------------------------------
+M_TYPE = 0      # MT_* below
+M_KIND = 1      # the kind of a 刻 / kan, the lowest kind of a 順
+M_CARD0 = 2     # the shown cards (暗: three of the four)
+M_CARD1 = 3
+M_STANDIN = 4   # 刻 / 順 / 明: the unseen stand-in taken from the own square; 暗: the third shown card
+M_CLAIMED = 5   # 刻 / 順: the claimed discard's card id; -1 otherwise
+M_KAN = 6       # 暗 / 明: the kan card placed in the own river; -1 otherwise
+MELD_W = 7
 MT_PUNG, MT_CHOW, MT_ANKAN, MT_MINKAN = 1, 2, 3, 4
+MT_CONCEALED_TRIPLET, MT_CONCEALED_RUN = 5, 6   # only in win records: melds read from the hand
+
+# ---- wins: one entry of WINS (19 ints) -----------------------------------------
+W_SEAT = 0      # the winner
+W_FROM = 1      # the seat whose discard was won on (栄), -1 for 模
+W_CARD = 2      # the winning card id
+W_BASE = 3      # the base points (the best reading's pattern total, at least 1); 0 = no win
+W_PATTERNS = 4  # 3 x (points, meld bit mask) of the best reading; points 0 = unused
+W_MELDS = 10    # 4 x (meld type MT_*, kind) of that reading
+W_PAIR = 18     # the pair's kind
+WIN_W = 19
+MAX_WINS = 3    # per hand
+
+# ---- river flags: one entry of RFLAG ---------------------------------------------
+RF_PICKED = 1   # bit (RF_PICKED << seat): picked up by seat (刻 / 順)
+RF_WON = 16     # bit (RF_WON << seat): won on by seat (栄)
+RF_KAN = 256    # the card is a kan card (placed by 暗 / 明)
+
+# ---- phases --------------------------------------------------------------------
 PH_EXCHANGE, PH_TAKE, PH_DISCARD, PH_OVER = 0, 1, 2, 3
-FIELDS = tuple(_fields)
+TOOK_NONE, TOOK_DRAW, TOOK_PICKUP = 0, 1, 2
+
+# ---- the fields ----------------------------------------------------------------
+HAND = _f("hand index (0-based; hands_per_game once the game is over)", GAME, 1)
+START = _f("start seat of the hand", HAND_LIFE, 1)
+PHASE = _f("phase PH_*", HAND_LIFE, 1)
+CUR = _f("seat to act, -1 when over", HAND_LIFE, 1)
+SLOT = _f("turn slot 0..NUM_SLOTS-1 (lap = slot // 4 + 1)", HAND_LIFE, 1)
+NWINS = _f("wins in this hand", HAND_LIFE, 1)
+EXCH = _f("exchange decisions made in this hand (0..NUM_EXCHANGE)", HAND_LIFE, 1)
+CLOSED = _f("the hand that closed during the last kernel step, -1 if none", GAME, 1, init=-1)
+TOOK = _f("take of this turn TOOK_*", TURN, 1)
+PICK_KIND = _f("kind picked up this turn, -1", TURN, 1, init=-1)
+DRAWN = _f("card drawn this turn, -1", TURN, 1, init=-1)
+WIN_PENDING = _f("the win of this turn, scored before the turn ends: seat, from, card, "
+                  "extra kind", TURN, 4)
+NLEGAL = _f("number of legal actions at this decision", HAND_LIFE, 1)
+LEGAL = _f("legal action ids at this decision, ascending (at most 14 打 + 3 暗 + 4 明 + 模)",
+           HAND_LIFE, MAX_LEGAL)
+SCORES = _f("cumulative scores", GAME, 4)
+DELTAS = _f("point change per hand and seat", GAME, MAX_HANDS, 4)
+HNDEC = _f("decisions made in each hand", GAME, MAX_HANDS)
+SQUARES = _f("card ids of each hand's squares, in taking order", DEAL, MAX_HANDS, 4, 36)
+SQPOS = _f("cards taken from each square", HAND_LIFE, 4)
+HMASK = _f("bitmask of copies held per kind (concealed hand)", HAND_LIFE, 4, 36)
+HCNT = _f("count per kind (concealed hand)", HAND_LIFE, 4, 36)
+KEYS = _f("base-5 key per seat and face colour of the concealed hand", HAND_LIFE, 4, 4)
+NCOL = _f("concealed card count per seat and face colour", HAND_LIFE, 4, 4)
+NHAND = _f("concealed card count", HAND_LIFE, 4)
+SIDE = _f("side cards", HAND_LIFE, 4, 4)
+NSIDE = _f("number of side cards", HAND_LIFE, 4)
+MELDS = _f("melds, MELD_W fields M_* each", HAND_LIFE, 4, 4, MELD_W)
+NMELD = _f("number of melds", HAND_LIFE, 4)
+RIVER = _f("river card ids", HAND_LIFE, 4, RIVER_LEN)
+RSLOT = _f("slot at which each river card was placed", HAND_LIFE, 4, RIVER_LEN)
+RFLAG = _f("river flags RF_*", HAND_LIFE, 4, RIVER_LEN)
+NRIVER = _f("river length", HAND_LIFE, 4)
+RKIND = _f("count of each kind in own river (furiten)", HAND_LIFE, 4, 36)
+LAST = _f("slot of each seat's previous turn, -1", HAND_LIFE, 4, init=-1)
+RETIRED = _f("1 once the seat has won this hand", HAND_LIFE, 4)
+WINS = _f("win log per hand, WIN_W fields W_* each", GAME, MAX_HANDS, MAX_WINS, WIN_W)
+SCRATCH = _f("work space of the scoring functions (no meaning between calls)", GAME, 144)
+DECLOG = _f("decision log per hand: seat, action", GAME, MAX_HANDS, MAX_DEC, 2)
+SIZE = _off
+FIELDS = tuple(_fields)  # (name, offset, shape, lifetime, initial value)
+
+# ---- scratch: the scoring search's work space, as slices of SCRATCH ----------------
+SC_CNT = SCRATCH          # 36 counts of the hand being read
+SC_WORK = SC_CNT + 36     # 36 counts left while melds are taken out
+SC_MTYPE = SC_WORK + 36   # 4 meld types of the reading (0 run, 1 triplet)
+SC_MFACE = SC_MTYPE + 4   # 4 meld face colours
+SC_MVAL = SC_MFACE + 4    # 4 meld numbers (a run: its lowest)
+SC_MKAN = SC_MVAL + 4     # 4 kan flags
+SC_OTYPE = SC_MKAN + 4    # 4 meld types MT_* for the win record
+SC_OKIND = SC_OTYPE + 4   # 4 meld kinds for the win record
+SC_TMP = SC_OKIND + 4     # 6: the patterns of one reading
+SC_VAL = SC_TMP + 6       # 16 points per meld subset
+SC_VS = SC_VAL + 16       # 4 sorted values of one subset
+SC_OUT = SC_VS + 4        # WIN_W - 4: the best reading, as stored in a win record
+SC_END = SC_OUT + WIN_W - W_PATTERNS
+assert SC_END <= SCRATCH + 144
+
+
+def _ranges(lives):
+    """(offset, length, initial value) of every field with a lifetime in ``lives``."""
+    rows = [(off, int(np.prod(shape)), init) for _, off, shape, life, init in _fields if life in lives]
+    return np.array(rows, np.int32).reshape(-1, 3)
+
+
+GAME_RESET = _ranges((GAME, HAND_LIFE, TURN))  # what core.new_game sets
+HAND_RESET = _ranges((HAND_LIFE, TURN))        # what core.start_hand sets
+TURN_RESET = _ranges((TURN,))                  # what core.end_turn sets

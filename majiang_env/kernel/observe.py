@@ -27,7 +27,8 @@ OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase (0 変
 from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN, R_EXCHANGE
 from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
                      SQPOS, HCNT, SIDE, NSIDE, MELDS, MELD_W, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
-                     CUR, PH_DISCARD)
+                     CUR, PH_DISCARD, RIVER_LEN, NUM_EXCHANGE, M_TYPE, M_KIND, M_CLAIMED, RF_KAN,
+                     RF_PICKED, RF_WON)
 from .core import claimable, kernel_jit
 
 OBS_HAND = 0
@@ -40,17 +41,21 @@ OBS_CLAIM = OBS_MELD + 48
 OBS_SCALAR = OBS_CLAIM + 4
 OBS_SIZE = OBS_SCALAR + 24
 
+# the scalars, as offsets from OBS_SCALAR (the 4-seat ones are in relative seat order)
+S_SEAT, S_HAND, S_START, S_LAP, S_PHASE, S_SLOT, S_NWINS, S_TOOK, S_PICK_KIND, S_EXCH_LEFT = range(10)
+S_RETIRED, S_SCORES, S_SQUARE_LEFT = 10, 14, 18  # x4 each; the last 2 scalars are 0
+
 
 @kernel_jit
 def _rel_bits(bits, me):
     """Re-index the 4-bit seat sets in bits 0-3 and 4-7 to seats relative to ``me``."""
-    out = bits & 256
+    out = bits & RF_KAN
     for q in range(4):
         r = (q - me) % 4
-        if bits & (1 << q):
-            out |= 1 << r
-        if bits & (16 << q):
-            out |= 16 << r
+        if bits & (RF_PICKED << q):
+            out |= RF_PICKED << r
+        if bits & (RF_WON << q):
+            out |= RF_WON << r
     return out
 
 
@@ -70,29 +75,30 @@ def observe(st, rules, me, out):
             for i in range(st[NSIDE + q]):
                 out[OBS_SIDE + r * 36 + (st[SIDE + q * 4 + i] >> 2)] += 1
         for i in range(st[NRIVER + q]):
-            out[OBS_RIVER + r * 18 + i] = (st[RIVER + q * 18 + i] >> 2) + 1
-            out[OBS_RFLAG + r * 18 + i] = _rel_bits(st[RFLAG + q * 18 + i], me)
+            out[OBS_RIVER + r * RIVER_LEN + i] = (st[RIVER + q * RIVER_LEN + i] >> 2) + 1
+            out[OBS_RFLAG + r * RIVER_LEN + i] = _rel_bits(st[RFLAG + q * RIVER_LEN + i], me)
         for i in range(st[NMELD + q]):
             m = MELDS + (q * 4 + i) * MELD_W
-            out[OBS_MELD + (r * 4 + i) * 3] = st[m]
-            out[OBS_MELD + (r * 4 + i) * 3 + 1] = st[m + 1] + 1
-            out[OBS_MELD + (r * 4 + i) * 3 + 2] = (st[m + 5] >> 2) + 1 if st[m + 5] >= 0 else 0
+            o = OBS_MELD + (r * 4 + i) * 3
+            out[o] = st[m + M_TYPE]
+            out[o + 1] = st[m + M_KIND] + 1
+            out[o + 2] = (st[m + M_CLAIMED] >> 2) + 1 if st[m + M_CLAIMED] >= 0 else 0
         if r > 0:
             out[OBS_CLAIM + r] = claimable(st, me, q) + 1
     s = OBS_SCALAR
-    out[s] = me
-    out[s + 1] = st[HAND]
-    out[s + 2] = (st[START] - me) % 4
-    out[s + 3] = st[SLOT] // 4 + 1
-    out[s + 4] = st[PHASE]
-    out[s + 5] = st[SLOT]
-    out[s + 6] = st[NWINS]
+    out[s + S_SEAT] = me
+    out[s + S_HAND] = st[HAND]
+    out[s + S_START] = (st[START] - me) % 4
+    out[s + S_LAP] = st[SLOT] // 4 + 1
+    out[s + S_PHASE] = st[PHASE]
+    out[s + S_SLOT] = st[SLOT]
+    out[s + S_NWINS] = st[NWINS]
     if st[CUR] == me:
-        out[s + 7] = st[TOOK]
-        out[s + 8] = st[PICK_KIND] + 1
-    out[s + 9] = 16 - st[EXCH] if rules[R_EXCHANGE] else 0
+        out[s + S_TOOK] = st[TOOK]
+        out[s + S_PICK_KIND] = st[PICK_KIND] + 1
+    out[s + S_EXCH_LEFT] = NUM_EXCHANGE - st[EXCH] if rules[R_EXCHANGE] else 0
     for r in range(4):
         q = (me + r) % 4
-        out[s + 10 + r] = st[RETIRED + q]
-        out[s + 14 + r] = st[SCORES + q]
-        out[s + 18 + r] = 36 - st[SQPOS + q]
+        out[s + S_RETIRED + r] = st[RETIRED + q]
+        out[s + S_SCORES + r] = st[SCORES + q]
+        out[s + S_SQUARE_LEFT + r] = 36 - st[SQPOS + q]
