@@ -29,7 +29,12 @@ of ``GreedyAgent`` (masked cross-entropy on its decisions while it plays all
 four seats), then self-play PPO from that network. Not on by default: the
 default run is self-play from scratch.
 
-Evaluation: :func:`evaluate` plays whole ``Game`` s with the policy in seat
+One update of :func:`train` is :func:`collect_rollout` (self-play into a
+:class:`Rollouts` buffer), :func:`training_batch` (the finished hands, GAE by
+:func:`compute_advantages`; the rest is carried) and :func:`ppo_update`.
+
+Evaluation: :func:`evaluate` (from :mod:`agents.evaluation`, shared with
+``benchmarks/eval_agents.py``) plays whole ``Game`` s with the policy in seat
 ``g % 4`` of game g and three baseline agents (``"random"``, ``"greedy"`` or an
 agent class) in the other seats, and counts the hands each side won.
 :func:`evaluate_vector` is a cheap batched check against uniformly random
@@ -50,14 +55,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from majiang_env import Game
 from majiang_env.kernel import observe as O
-from majiang_env.rules import NUM_ACTIONS, make_rules
+from majiang_env.rules import NUM_ACTIONS
 from majiang_env.vector import VectorGame
 from majiang_env.wrappers import make_agent
 
+from .evaluation import evaluate
+
 __all__ = ["features", "N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train", "imitate",
-           "evaluate", "evaluate_vector", "save", "load", "WIN_ACTIONS", "main"]
+           "evaluate", "evaluate_vector", "save", "load", "WIN_ACTIONS", "main",
+           "Rollouts", "collect_rollout", "compute_advantages", "training_batch", "ppo_update"]
 
 WIN_ACTIONS = np.zeros(NUM_ACTIONS, bool)
 WIN_ACTIONS[[108, 117, 118, 119]] = True
@@ -190,9 +197,12 @@ def _hand_index(obs):
     return obs[:, _S + 1]
 
 
-def _advantages(cfg, n_train, close, seat, rew, delta, val):
+def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
     """GAE per env and seat over the first ``n_train[b]`` transitions of env b, a hand
-    being one episode per seat; a hand's ``delta`` goes to each seat's last decision in it."""
+    being one episode per seat; a hand's ``delta`` goes to each seat's last decision in it.
+
+    All arrays are (B, cap[, 4]) as in :class:`Rollouts`; returns float32 (B, cap)
+    advantages (0 past ``n_train``)."""
     B = len(n_train)
     ar = np.arange(B)
     adv = np.zeros(close.shape, np.float32)
@@ -214,6 +224,147 @@ def _advantages(cfg, n_train, close, seat, rew, delta, val):
         next_a[ls, ss] = a[ls]
         adv[:, t] = np.where(live, a, 0)
     return adv
+
+
+class Rollouts:
+    """The self-play games of :func:`train` and their transition buffer.
+
+    ``vg`` is a ``VectorGame(cfg.num_envs)`` and ``obs, mask, player`` its current
+    state; ``buf`` holds per env, ``cap`` deep, first the unfinished tail of hands
+    carried from earlier rollouts, then the current rollout; ``n[b]`` is the number
+    of transitions stored for env b.
+    """
+
+    def __init__(self, cfg, rules=None):
+        B = cfg.num_envs
+        self.cap = cfg.rollout + 512         # a hand has < 300 decisions; its unfinished tail is carried
+        self.vg = VectorGame(B, rules=rules, seed=cfg.seed)
+        self.obs, self.mask, self.player = self.vg.reset()
+        cap = self.cap
+        self.buf = {"obs": np.zeros((B, cap, O.OBS_SIZE), np.int16),
+                    "mask": np.zeros((B, cap, NUM_ACTIONS), np.int8),
+                    "act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
+                    "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
+                    "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
+                    "delta": np.zeros((B, cap, 4), np.float32)}
+        self.n = np.zeros(B, np.int64)
+        self.ar = np.arange(B)
+
+    def finished(self):
+        """Per env, the number of transitions up to and including its last closed hand."""
+        tt = np.arange(int(self.n.max()))
+        return np.where(self.buf["close"][:, :len(tt)] & (tt < self.n[:, None]), tt + 1, 0).max(1)
+
+    def carry(self, n_train, rollout):
+        """Move each env's transitions after the first ``n_train[b]`` to the front of its
+        buffer, to be trained on once their hand closes; ``rollout`` more must still fit."""
+        keep = self.n - n_train
+        k = int(keep.max())
+        src = np.minimum(n_train[:, None] + np.arange(k)[None], self.cap - 1)
+        for x in self.buf.values():
+            x[:, :k] = x[self.ar[:, None], src]
+        self.n = keep
+        if self.n.max() + rollout > self.cap:
+            raise RuntimeError("a hand longer than the carry buffer; raise cap")
+
+
+def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
+    """``cfg.rollout`` decisions in every game of ``roll``, all four seats sampled from
+    ``net``'s masked policy (Gumbel-max with torch's global generator), appended to
+    ``roll.buf`` with their log-probabilities, values, seats, shaped rewards
+    (``win_bonus`` on a win) and, where a hand closed, its point change × ``point_scale``.
+    Returns ``(wins, hands)``: winning decisions and hands closed during the rollout."""
+    net.eval()
+    buf, ar = roll.buf, roll.ar
+    obs, mask, player, n = roll.obs, roll.mask, roll.player, roll.n
+    wins = hands = 0
+    for _ in range(cfg.rollout):
+        with torch.no_grad():
+            logits, v = net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
+            g = -torch.log(-torch.log(torch.rand(logits.shape).clamp_(1e-12, 1 - 1e-7)))
+            a = (logits + g).argmax(1)
+            logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
+        a = a.numpy()
+        buf["obs"][ar, n] = obs
+        buf["mask"][ar, n] = mask
+        buf["act"][ar, n] = a
+        buf["logp"][ar, n] = logp.numpy()
+        buf["val"][ar, n] = v.numpy()
+        buf["seat"][ar, n] = player
+        won = WIN_ACTIONS[a]
+        wins += int(won.sum())
+        buf["rew"][ar, n] = cfg.win_bonus * won
+        h0 = _hand_index(obs).copy()
+        obs, mask, player, rewards, done = roll.vg.step(a)
+        closed = done | (_hand_index(obs) != h0)
+        hands += int(closed.sum())
+        buf["close"][ar, n] = closed
+        buf["delta"][ar, n] = rewards * cfg.point_scale
+        n += 1
+    roll.obs, roll.mask, roll.player = obs, mask, player
+    return wins, hands
+
+
+def training_batch(roll: Rollouts, cfg) -> dict:
+    """The samples of one update: every env's transitions up to its last closed hand,
+    with their GAE advantages (:func:`compute_advantages`) and returns; the rest is
+    carried to the next rollout (:meth:`Rollouts.carry`). Returns tensors ``X``
+    (features), ``L`` (legal), ``A`` (actions), ``LP`` (behaviour log-probabilities),
+    ``ADV`` and ``RET`` (advantage + value), one row per sample."""
+    buf = roll.buf
+    n_train = roll.finished()
+    adv = compute_advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
+    rb, rt = np.nonzero(np.arange(roll.cap)[None] < n_train[:, None])
+    batch = {"X": torch.from_numpy(features(buf["obs"][rb, rt], buf["mask"][rb, rt])),
+             "L": torch.from_numpy(buf["mask"][rb, rt] > 0),
+             "A": torch.from_numpy(buf["act"][rb, rt]),
+             "LP": torch.from_numpy(buf["logp"][rb, rt]),
+             "ADV": torch.from_numpy(adv[rb, rt])}
+    batch["RET"] = batch["ADV"] + torch.from_numpy(buf["val"][rb, rt])
+    roll.carry(n_train, cfg.rollout)
+    return batch
+
+
+def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
+    """``cfg.epochs`` passes of clipped-PPO minibatch steps over ``batch`` (from
+    :func:`training_batch`; order from ``rng.permutation``, advantages normalised per
+    minibatch, value loss and entropy bonus, gradient norm clipped). Returns the mean
+    entropy and value loss over the minibatches (None, None when there was no sample)."""
+    net.train()
+    X, L, A, LP, ADV, RET = (batch[k] for k in ("X", "L", "A", "LP", "ADV", "RET"))
+    N = len(A)
+    ent_sum = vl_sum = 0.0
+    nb = 0
+    for _ in range(cfg.epochs if N else 0):
+        perm = torch.from_numpy(rng.permutation(N))
+        for i in range(0, N, cfg.minibatch):
+            idx = perm[i:i + cfg.minibatch]
+            logits, v = net(X[idx], L[idx])
+            lsm = torch.log_softmax(logits, 1)
+            lp = lsm.gather(1, A[idx, None]).squeeze(1)
+            ad = ADV[idx]
+            ad = (ad - ad.mean()) / (ad.std() + 1e-8)
+            ratio = torch.exp(lp - LP[idx])
+            pg = -torch.min(ratio * ad, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * ad).mean()
+            vl = ((v - RET[idx]) ** 2).mean()
+            ent = -(lsm.exp() * lsm).sum(1).mean()
+            loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            ent_sum += ent.item()
+            vl_sum += vl.item()
+            nb += 1
+    return (ent_sum / nb, vl_sum / nb) if nb else (None, None)
+
+
+def _log_record(rec, log):
+    """``log="print"``: one line; a callable: ``log(rec)``; None: nothing."""
+    if log == "print":
+        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in rec.items()))
+    elif log:
+        log(rec)
 
 
 @contextmanager
@@ -255,113 +406,33 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
 
 
 def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules):
+    """:func:`train`'s loop, thread counts already set: per update a rollout, the
+    advantages and the PPO update, then one history record."""
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     net = net or PolicyNet(cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    B, T = cfg.num_envs, cfg.rollout
-    cap = T + 512                        # a hand has < 300 decisions; its unfinished tail is carried
-    vg = VectorGame(B, rules=rules, seed=cfg.seed)
-    obs, mask, player = vg.reset()
-    buf = {"obs": np.zeros((B, cap, O.OBS_SIZE), np.int16),
-           "mask": np.zeros((B, cap, NUM_ACTIONS), np.int8),
-           "act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
-           "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
-           "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
-           "delta": np.zeros((B, cap, 4), np.float32)}
-    n = np.zeros(B, np.int64)            # stored transitions per env (carried tail + this rollout)
-    ar = np.arange(B)
+    roll = Rollouts(cfg, rules)
     history = []
     decisions = 0
     spent = 0.0                          # training wall time, evaluation excluded
     while (updates is None or len(history) < updates) and (seconds is None or spent < seconds):
         t0 = time.perf_counter()
-        net.eval()
-        wins = hands = 0
-        for _ in range(T):
-            with torch.no_grad():
-                logits, v = net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
-                g = -torch.log(-torch.log(torch.rand(logits.shape).clamp_(1e-12, 1 - 1e-7)))
-                a = (logits + g).argmax(1)
-                logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
-            a = a.numpy()
-            buf["obs"][ar, n] = obs
-            buf["mask"][ar, n] = mask
-            buf["act"][ar, n] = a
-            buf["logp"][ar, n] = logp.numpy()
-            buf["val"][ar, n] = v.numpy()
-            buf["seat"][ar, n] = player
-            won = WIN_ACTIONS[a]
-            wins += int(won.sum())
-            buf["rew"][ar, n] = cfg.win_bonus * won
-            h0 = _hand_index(obs).copy()
-            obs, mask, player, rewards, done = vg.step(a)
-            closed = done | (_hand_index(obs) != h0)
-            hands += int(closed.sum())
-            buf["close"][ar, n] = closed
-            buf["delta"][ar, n] = rewards * cfg.point_scale
-            n += 1
-        decisions += B * T
+        wins, hands = collect_rollout(net, roll, cfg)
+        decisions += cfg.num_envs * cfg.rollout
         t1 = time.perf_counter()
-        # train on every env's transitions up to its last closed hand; carry the rest
-        tt = np.arange(int(n.max()))
-        n_train = np.where(buf["close"][:, :len(tt)] & (tt < n[:, None]), tt + 1, 0).max(1)
-        adv = _advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
-        rb, rt = np.nonzero(np.arange(cap)[None] < n_train[:, None])
-        X = torch.from_numpy(features(buf["obs"][rb, rt], buf["mask"][rb, rt]))
-        L = torch.from_numpy(buf["mask"][rb, rt] > 0)
-        A = torch.from_numpy(buf["act"][rb, rt])
-        LP = torch.from_numpy(buf["logp"][rb, rt])
-        ADV = torch.from_numpy(adv[rb, rt])
-        RET = ADV + torch.from_numpy(buf["val"][rb, rt])
-        keep = n - n_train
-        k = int(keep.max())
-        src = np.minimum(n_train[:, None] + np.arange(k)[None], cap - 1)
-        for x in buf.values():
-            x[:, :k] = x[ar[:, None], src]
-        n = keep
-        if n.max() + T > cap:
-            raise RuntimeError("a hand longer than the carry buffer; raise cap")
-        net.train()
-        N = len(rb)
-        ent_sum = vl_sum = 0.0
-        nb = 0
-        for _ in range(cfg.epochs if N else 0):
-            perm = torch.from_numpy(rng.permutation(N))
-            for i in range(0, N, cfg.minibatch):
-                idx = perm[i:i + cfg.minibatch]
-                logits, v = net(X[idx], L[idx])
-                lsm = torch.log_softmax(logits, 1)
-                lp = lsm.gather(1, A[idx, None]).squeeze(1)
-                ad = ADV[idx]
-                ad = (ad - ad.mean()) / (ad.std() + 1e-8)
-                ratio = torch.exp(lp - LP[idx])
-                pg = -torch.min(ratio * ad, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * ad).mean()
-                vl = ((v - RET[idx]) ** 2).mean()
-                ent = -(lsm.exp() * lsm).sum(1).mean()
-                loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                opt.step()
-                ent_sum += ent.item()
-                vl_sum += vl.item()
-                nb += 1
+        entropy, value_loss = ppo_update(net, opt, training_batch(roll, cfg), cfg, rng)
         t2 = time.perf_counter()
         spent += t2 - t0
         rec = {"update": len(history) + 1, "decisions": decisions, "seconds": round(spent, 2),
                "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
                "selfplay_win_rate": wins / (4 * hands) if hands else None,
-               "entropy": ent_sum / nb if nb else None, "value_loss": vl_sum / nb if nb else None,
-               "load1": round(os.getloadavg()[0], 2)}
+               "entropy": entropy, "value_loss": value_loss, "load1": round(os.getloadavg()[0], 2)}
         if eval_every and rec["update"] % eval_every == 0:
             rec["eval_random_win_rate"] = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"],
                                                           rules=rules)["win_rate"]
         history.append(rec)
-        if log == "print":
-            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in rec.items()))
-        elif log:
-            log(rec)
+        _log_record(rec, log)
     net.eval()
     return net, history
 
@@ -451,43 +522,6 @@ def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None):
         done_hands += int((done | (_hand_index(obs) != h0)).sum())
     return {"hands": done_hands, "wins": int(wins[0]), "win_rate": wins[0] / done_hands,
             "opponent_win_rate": wins[1] / (3 * done_hands)}
-
-
-def evaluate(policy, opponent="random", hands=500, seed=0, rules=None):
-    """Play whole games until at least ``hands`` hands: ``policy`` in seat ``g % 4`` of
-    game g, three ``opponent`` agents in the other seats. ``policy`` is an agent
-    (callable over the observation dict) or, like ``opponent``, a name
-    (``"random"``, ``"greedy"``) or agent class, made afresh and seeded per game.
-    Wins (栄/模) and points are read from the games.
-
-    Returns ``{"hands", "games", "wins", "win_rate", "opponent_win_rate",
-    "points_per_hand", "seconds"}``; ``opponent_win_rate`` is the opponents'
-    mean win rate per seat at the same tables.
-    """
-    rules = make_rules(rules)
-    t0 = time.perf_counter()
-    games = nh = my_wins = opp_wins = points = 0
-    while nh < hands:
-        game = Game(rules, seed=seed * 1_000_003 + games)
-        me = games % 4
-        players = [make_agent(opponent, (seed * 1_000_003 + games) * 4 + p, rules) for p in range(4)]
-        if isinstance(policy, (str, type)):
-            players[me] = make_agent(policy, (seed * 1_000_003 + games) * 4 + me, rules)
-        else:
-            players[me] = policy
-        while not game.done:
-            p = game.current_player
-            game.step(int(players[p]({"observation": game.observe(p), "action_mask": game.legal_mask()})))
-        for h in range(rules.hands_per_game):
-            for w in game.wins(h):
-                my_wins += w["seat"] == me
-                opp_wins += w["seat"] != me
-        nh += rules.hands_per_game
-        points += int(game.scores[me])
-        games += 1
-    return {"hands": nh, "games": games, "wins": int(my_wins), "win_rate": my_wins / nh,
-            "opponent_win_rate": opp_wins / (3 * nh), "points_per_hand": points / nh,
-            "seconds": round(time.perf_counter() - t0, 2)}
 
 
 def save(net, path, config: PPOConfig | None = None, extra=None):

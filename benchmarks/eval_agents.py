@@ -1,6 +1,7 @@
 """Evaluation of the baseline agents (issue 5): greedy vs three random seats, with
 greedy rotated through all 4 seats, and four greedy seats, inside the compiled
-self-play loop; then a smaller run of the Python agents through the AEC env.
+self-play loop; then a smaller run of the Python agents through the AEC env
+(the seat-rotation evaluation of ``agents.evaluation``, shared with ``agents.ppo.evaluate``).
 
     python benchmarks/eval_agents.py [--games 1000] [--aec-games 25] [--seed 0]
 
@@ -19,7 +20,8 @@ import time
 import numpy as np
 
 import majiang_env
-from agents import GreedyAgent, RandomAgent
+from agents import GreedyAgent
+from agents.evaluation import play_rotation
 from majiang_env import selfplay
 
 
@@ -77,48 +79,31 @@ def kernel_tables(games, seed, num_envs):
     return ratio, worst_ratio, role_points[0] / role_hands
 
 
+def aec_seeds(seed):
+    """This script's seeds for AEC game gi: ``env.reset(seed=seed * 100_003 + gi)``,
+    ``GreedyAgent(gi)`` and ``RandomAgent(gi * 4 + seat)`` (for :func:`play_rotation`)."""
+    def seeds(gi):
+        return seed * 100_003 + gi, [gi if p == gi % 4 else gi * 4 + p for p in range(4)]
+    return seeds
+
+
 def aec_run(games, seed):
-    """Python agents through the wrapped AEC env: greedy rotated through the seats."""
-    wins = np.zeros(2, np.int64)          # greedy, random (per seat summed)
-    points = np.zeros(2)
-    hands = decisions = 0
-    agent_time = {"greedy": 0.0, "random": 0.0}
-    agent_calls = {"greedy": 0, "random": 0}
+    """Python agents through the wrapped AEC env: greedy rotated through the seats
+    (:func:`agents.evaluation.play_rotation`, the evaluation ``agents.ppo.evaluate``
+    uses, with ``driver="aec"``). Prints a summary; returns play_rotation's dict."""
     warm = majiang_env.env()
     warm.reset(seed=0)
     GreedyAgent(0)(warm.last()[0])  # compile / load outside the timing
-    t0 = time.perf_counter()
-    for gi in range(games):
-        env = majiang_env.env()
-        env.reset(seed=seed * 100_003 + gi)
-        me = f"player_{gi % 4}"
-        players = {a: (GreedyAgent(gi) if a == me else RandomAgent(gi * 4 + i))
-                   for i, a in enumerate(env.possible_agents)}
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            kind = "greedy" if agent == me else "random"
-            points[0 if kind == "greedy" else 1] += reward
-            if term or trunc:
-                env.step(None)
-                continue
-            t = time.perf_counter()
-            a = players[agent](obs)
-            agent_time[kind] += time.perf_counter() - t
-            agent_calls[kind] += 1
-            if a == 108 or 117 <= a <= 119:
-                wins[0 if kind == "greedy" else 1] += 1
-            env.step(a)
-            decisions += 1
-        hands += env.unwrapped.game.rules.hands_per_game
-    dt = time.perf_counter() - t0
+    r = play_rotation("greedy", "random", games=games, seeds=aec_seeds(seed), driver="aec")
+    hands, decisions = r["hands"], r["decisions"]
     print(f"AEC env, Python agents, greedy rotated through the seats: {games} games, {hands} hands, "
-          f"{decisions / hands:.1f} decisions/hand, AEC loop {decisions / dt:,.0f} decisions/s")
-    print(f"  greedy: wins {wins[0]} ({wins[0] / hands:.1%} of hands), points/hand {points[0] / hands:+.2f}, "
-          f"GreedyAgent {agent_calls['greedy'] / max(agent_time['greedy'], 1e-9):,.0f} calls/s")
-    print(f"  random (3 seats): wins {wins[1]} ({wins[1] / (3 * hands):.1%} of hands per seat), "
-          f"points/hand per seat {points[1] / (3 * hands):+.2f}, "
-          f"RandomAgent {agent_calls['random'] / max(agent_time['random'], 1e-9):,.0f} calls/s")
-    return wins, points / hands
+          f"{decisions / hands:.1f} decisions/hand, AEC loop {decisions / r['seconds']:,.0f} decisions/s")
+    print(f"  greedy: wins {r['wins']} ({r['win_rate']:.1%} of hands), points/hand {r['points_per_hand']:+.2f}, "
+          f"GreedyAgent {r['policy_calls'] / max(r['policy_seconds'], 1e-9):,.0f} calls/s")
+    print(f"  random (3 seats): wins {r['opponent_wins']} ({r['opponent_win_rate']:.1%} of hands per seat), "
+          f"points/hand per seat {r['opponent_points_per_hand']:+.2f}, "
+          f"RandomAgent {r['opponent_calls'] / max(r['opponent_seconds'], 1e-9):,.0f} calls/s")
+    return r
 
 
 def main(argv=None):

@@ -1,5 +1,7 @@
 """agents.ppo: features, credit assignment, a short training run, legality, evaluation, checkpoints."""
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -7,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import agents  # noqa: E402
-from agents import ppo  # noqa: E402
+from agents import evaluation, ppo  # noqa: E402
 from majiang_env import Game  # noqa: E402
 from majiang_env.vector import VectorGame  # noqa: E402
 
@@ -44,11 +46,11 @@ def test_advantages_give_each_seat_its_hand_delta():
     rew = np.array([[0, 0, 0, 1, 0, 0]], np.float32)
     delta = np.zeros((1, 6, 4), np.float32)
     delta[0, 4] = [3, -3, 0, 0]
-    adv = ppo._advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
+    adv = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
     assert adv[0].tolist() == [3, -3, 3, 1, -3, 0]
     # with discounting, earlier decisions of the same seat get gamma * the later return
     cfg = ppo.PPOConfig(gamma=0.5, lam=1.0)
-    adv = ppo._advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
+    adv = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
     assert adv[0].tolist() == [1.5, -1.5, 3, 1, -3, 0]
 
 
@@ -125,6 +127,39 @@ def test_evaluate_baselines_by_name():
     if hasattr(agents, "GreedyAgent"):
         g = ppo.evaluate("greedy", "greedy", hands=8, seed=3)
         assert g["win_rate"] + 3 * g["opponent_win_rate"] > 0
+
+
+def _eval_agents_script():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "eval_agents.py"
+    spec = importlib.util.spec_from_file_location("eval_agents_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+COUNTS = ("hands", "games", "decisions", "wins", "opponent_wins", "win_rate", "opponent_win_rate",
+          "points_per_hand", "opponent_points_per_hand")
+
+
+def test_one_evaluation_behind_ppo_evaluate_and_eval_agents(capsys):
+    # benchmarks/eval_agents.py's AEC table is agents.evaluation.play_rotation through the AEC env;
+    # the same games stepped on a bare Game (ppo.evaluate's driver) give the same numbers
+    bench = _eval_agents_script()
+    r = bench.aec_run(3, 2)
+    g = evaluation.play_rotation("greedy", "random", games=3, seeds=bench.aec_seeds(2))
+    assert {k: r[k] for k in COUNTS} == {k: g[k] for k in COUNTS}
+    assert r["games"] == 3 and r["hands"] == 12 and r["wins"] > 0
+    assert r["decisions"] == r["policy_calls"] + r["opponent_calls"] == g["decisions"]
+    out = capsys.readouterr().out
+    assert f"greedy: wins {r['wins']} " in out and f"random (3 seats): wins {r['opponent_wins']} " in out
+    # ppo.evaluate is the summary of the same function, and the AEC driver agrees with it
+    e = ppo.evaluate("greedy", "random", hands=8, seed=1)
+    assert ppo.evaluate is evaluation.evaluate and tuple(e) == evaluation.SUMMARY_KEYS
+    for driver in ("game", "aec"):
+        a = evaluation.play_rotation("greedy", "random", hands=8, seed=1, driver=driver)
+        assert e == {**{k: a[k] for k in evaluation.SUMMARY_KEYS}, "seconds": e["seconds"]}
+    with pytest.raises(ValueError):
+        evaluation.play_rotation("random", "random")
 
 
 def test_main_quick(tmp_path, monkeypatch):
