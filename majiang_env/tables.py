@@ -145,7 +145,7 @@ def deficiency_table() -> np.ndarray:
     * bits 4-12: bit 4 + j is set when one more card of number j + 1 (count < 4)
       lowers that number by one (acceptance in one look-up).
 
-    ``majiang_env.kernel.agents.deficiency`` combines the 4 colours of a hand.
+    ``majiang_env.kernel.greedy.deficiency`` combines the 4 colours of a hand.
     """
     global _DEF
     if _DEF is None:

@@ -29,8 +29,8 @@ reads ``action_masks()`` by itself.
 ``opponents`` — one spec for all three other seats, or a list of three (for
 the seats ``seat + 1``, ``seat + 2``, ``seat + 3`` in turn order). A spec is
 
-* a name, ``"random"`` or ``"greedy"`` (``agents.RandomAgent`` /
-  ``agents.GreedyAgent``), or an agent class / factory ``f(seed) -> agent``:
+* a name, ``"random"`` or ``"greedy"`` (``majiang_env.policies``, which
+  ``agents.RandomAgent`` / ``agents.GreedyAgent`` are), or an agent class / factory ``f(seed) -> agent``:
   a fresh agent is made for its seat at every ``reset``, seeded from the env's
   ``np_random`` (and given ``rules=`` when the class takes it), so
   ``reset(seed=s)`` reproduces the whole episode;
@@ -46,43 +46,20 @@ ends with reward ``illegal_reward`` and ``info["illegal"] = True``; with
 """
 from __future__ import annotations
 
-import inspect
-
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .checks import ActionSpaceError, ResetNeededError, action_id, as_seat, in_action_range
 from .game import Game
+from .policies import POLICIES, make_policy
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
 
 __all__ = ["SingleAgentEnv", "ENV_ID", "make_agent", "AGENT_NAMES"]
 
-AGENT_NAMES = ("random", "greedy")
-
-
-def _agent_class(name):
-    import agents  # the baseline agents package (top level, beside majiang_env)
-    cls = {"random": "RandomAgent", "greedy": "GreedyAgent"}.get(name)
-    if cls is None:
-        raise ValueError(f"unknown agent name {name!r}; known: {list(AGENT_NAMES)}")
-    if not hasattr(agents, cls):
-        raise ValueError(f"agent {name!r}: agents.{cls} is not available in this version")
-    return getattr(agents, cls)
-
-
-def make_agent(spec, seed=None, rules=None):
-    """An agent from a name (``"random"``, ``"greedy"``) or a class / factory
-    ``f(seed)``, seeded with ``seed``; ``rules`` is passed on when ``f`` takes it."""
-    f = _agent_class(spec) if isinstance(spec, str) else spec
-    if not callable(f):
-        raise ValueError(f"an agent spec must be a name, a class or a factory, not {spec!r}")
-    try:
-        takes_rules = "rules" in inspect.signature(f).parameters
-    except (TypeError, ValueError):
-        takes_rules = False
-    return f(seed, rules=rules) if takes_rules else f(seed)
+AGENT_NAMES = tuple(POLICIES)
+make_agent = make_policy  # the name this module exported before majiang_env.policies existed
 
 
 def _is_factory(spec):
@@ -110,7 +87,8 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"opponents must be one spec or a list of 3, got {len(specs)}")
         for s in specs:
             if isinstance(s, str):
-                _agent_class(s)  # unknown names fail here, not at reset
+                if s not in POLICIES:  # unknown names fail here, not at reset
+                    raise ValueError(f"unknown agent name {s!r}; known: {list(AGENT_NAMES)}")
             elif not callable(s):
                 raise ValueError(f"an opponent must be a name, an agent class or an agent, not {s!r}")
         self.rules = make_rules(rules, **options)
@@ -163,7 +141,7 @@ class SingleAgentEnv(gym.Env):
             self.seat = int(rng.integers(4))
         for i, s in enumerate(self._specs):
             if _is_factory(s):
-                self.opponents[i] = make_agent(s, int(rng.integers(2 ** 63)), self.rules)
+                self.opponents[i] = make_policy(s, int(rng.integers(2 ** 63)), self.rules)
         self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
         self._over = False
         self._play_others()  # every seat makes its 変 choices first: no hand closes before our turn

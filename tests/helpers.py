@@ -4,13 +4,15 @@ import random
 import numpy as np
 
 from majiang_env.kernel import layout as L
+from majiang_env.rules import A_ANKAN, A_EXCHANGE, A_PASS, A_PUNG, A_RON, A_TSUMO
 
-CALLS = set(range(36, 109)) | set(range(111, 120))
+WINS = {A_TSUMO} | set(range(A_RON, A_EXCHANGE))
+CALLS = set(range(A_ANKAN, A_PASS)) | set(range(A_PUNG, A_EXCHANGE))  # kans, 模, pick-ups, 栄
 
 
 def biased_choice(rng: random.Random, legal):
     """Prefer wins, then calls and kans, so those rule paths run often."""
-    wins = [a for a in legal if a == 108 or 117 <= a <= 119]
+    wins = [a for a in legal if a in WINS]
     if wins:
         return rng.choice(wins)
     calls = [a for a in legal if a in CALLS]
@@ -37,7 +39,7 @@ def card_places(g):
             places[int(st[L.SIDE + p * 4 + i])].append(f"side{p}")
         for i in range(st[L.NMELD + p]):
             m = L.MELDS + (p * 4 + i) * L.MELD_W
-            for c in st[m + 2:m + 5]:
+            for c in st[m + L.M_CARD0:m + L.M_STANDIN + 1]:
                 places[int(c)].append(f"meld{p}")
         for i in range(st[L.NRIVER + p]):
             places[int(st[L.RIVER + p * 18 + i])].append(f"river{p}")

@@ -1,4 +1,4 @@
-"""The greedy baseline (majiang_env.kernel.agents, agents.GreedyAgent, in-kernel selfplay)."""
+"""The greedy baseline (majiang_env.kernel.greedy, agents.GreedyAgent, in-kernel selfplay)."""
 import itertools
 
 import numpy as np
@@ -8,7 +8,7 @@ import majiang_env
 from agents import GreedyAgent, RandomAgent, game_obs
 from majiang_env import Game, RuleConfig, selfplay, tables
 from majiang_env.kernel import batch
-from majiang_env.kernel import agents as KA
+from majiang_env.kernel import greedy as KA
 from majiang_env.kernel import layout as L
 from majiang_env.kernel.core import U64, mix64, rand_below
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER,
@@ -136,7 +136,7 @@ _ALLOC = {need: np.array([ms for ms in itertools.product(range(need + 1), repeat
 
 
 class RefPolicy:
-    """The module docstring of kernel/agents.py, re-read in plain Python."""
+    """The module docstring of kernel/greedy.py, re-read in plain Python."""
 
     def __init__(self, chow_off=1, kuikae=True):
         self.dt = tables.deficiency_table()

@@ -1,4 +1,4 @@
-"""Deficiency tables (tables.deficiency_table, kernel.agents.deficiency) against
+"""Deficiency tables (tables.deficiency_table, kernel.greedy.deficiency) against
 brute force, and deficiency 0 <=> the kernel's win check."""
 import itertools
 
@@ -8,7 +8,7 @@ import pytest
 from majiang_env import tables
 from majiang_env.kernel import core
 from majiang_env.kernel import layout as L
-from majiang_env.kernel.agents import deficiency, new_work
+from majiang_env.kernel.greedy import deficiency, new_work
 
 
 # ---- an independent slow definition: min over target shapes of the missing cards

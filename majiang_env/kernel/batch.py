@@ -7,7 +7,7 @@ from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, rand_
 from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
                      WIN_W, W_BASE, W_SEAT)
 from .observe import OBS_SIZE, observe
-from .agents import W_SIZE, greedy_action
+from .greedy import W_SIZE, greedy_action
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
 
 AGENT_RANDOM = 0
@@ -110,7 +110,7 @@ def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, gidx, act
 def play_game(row, rules, wt, seed, g, agents, dt, rng, obs, mask, work, stats):
     """Play game g of a run in ``row``; add games, hands, decisions, points x4 and
     wins x4 to ``stats``. agents[seat]: AGENT_RANDOM (uniform over the legal list)
-    or AGENT_GREEDY (``agents.greedy_action`` over ``dt``, the deficiency table,
+    or AGENT_GREEDY (``greedy.greedy_action`` over ``dt``, the deficiency table,
     from the seat's observation). One rng stream per game serves all seats."""
     n = _restart(row, rules, wt, seed, g)
     rng[0] = mix64(game_seed(seed, g) ^ U64(0xA5A5A5A5))

@@ -102,3 +102,19 @@ def observe(st, rules, me, out):
         out[s + S_RETIRED + r] = st[RETIRED + q]
         out[s + S_SCORES + r] = st[SCORES + q]
         out[s + S_SQUARE_LEFT + r] = 36 - st[SQPOS + q]
+
+
+# (first, end, lowest, highest) value of the segments a policy reads as indices
+OBS_RANGES = ((OBS_HAND, OBS_DRAWN, 0, 4), (OBS_DRAWN, OBS_SIDE, 0, 1), (OBS_SIDE, OBS_RIVER, 0, 4),
+              (OBS_RIVER, OBS_RFLAG, 0, 36), (OBS_MELD, OBS_CLAIM, 0, 36), (OBS_CLAIM, OBS_SCALAR, 0, 36))
+
+
+@kernel_jit
+def first_out_of_range(obs):
+    """The first index of ``obs`` outside its segment's value range (OBS_RANGES), or -1:
+    what the compiled policies check before they index tables with an observation."""
+    for lo, hi, vmin, vmax in OBS_RANGES:
+        for i in range(lo, hi):
+            if obs[i] < vmin or obs[i] > vmax:
+                return i
+    return -1

@@ -1,4 +1,4 @@
-"""Baseline greedy policy, compiled: one implementation for the kernel and ``agents``.
+"""The greedy baseline policy, compiled: one implementation for ``selfplay`` and ``policies.GreedyAgent``.
 
 The policy decides from what the acting seat may see: its observation vector
 (``observe.py``, exactly ``Game.observe(seat)``), the legal mask, and a
@@ -58,7 +58,10 @@ decision.
 """
 import numpy as np
 
+from ..rules import (NUM_ACTIONS, A_DISCARD, A_ANKAN, A_MINKAN, A_TSUMO, A_PASS, A_DRAW, A_PUNG,
+                     A_CHOW, A_RON, A_EXCHANGE)
 from .core import kernel_jit, rand_below
+from .layout import MT_PUNG
 from .observe import OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SIDE
 
 P5 = np.array([5 ** j for j in range(9)], np.int64)
@@ -82,7 +85,6 @@ W_KEYS3 = 808      # 4 keys (pick-up + discard)
 W_Q = 812          # 4 x 4 x 10: w[W_Q + (c * 4 + c2) * 10] = colours other than c, c2 combined
 W_SIZE = 972
 
-A_TSUMO, A_DRAW, A_RON0 = 108, 110, 117
 
 
 def new_work():
@@ -303,13 +305,13 @@ def _remove(w, keys, k, times):
 @kernel_jit
 def _option(a):
     """(kind given up, copies, melds added) of a 変 / 打 / 暗 / 明 action."""
-    if a >= 120:
-        return a - 120, 1, 0
-    if a < 36:
-        return a, 1, 0
-    if a < 72:
-        return a - 36, 4, 1
-    return a - 72, 1, 0
+    if a >= A_EXCHANGE:
+        return a - A_EXCHANGE, 1, 0
+    if a < A_ANKAN:
+        return a - A_DISCARD, 1, 0
+    if a < A_MINKAN:
+        return a - A_ANKAN, 4, 1
+    return a - A_MINKAN, 1, 0
 
 
 @kernel_jit
@@ -319,7 +321,7 @@ def _hand_options(dt, w, mask, lo, hi, need):
     for a in range(lo, hi):
         if not mask[a]:
             continue
-        if a == 109:  # pass: only when 模 was declined, a forced choice
+        if a == A_PASS:  # pass: only when 模 was declined, a forced choice
             w[W_VAL + a] = INF - 1
             continue
         k, times, dm = _option(a)
@@ -340,16 +342,16 @@ def _hand_options(dt, w, mask, lo, hi, need):
 @kernel_jit
 def _pickup_shown(obs, a, chow_off):
     """(claimed kind, shown kind 1, shown kind 2) of pick-up action a, or (-1, ...)."""
-    if a < 114:
-        k = obs[OBS_CLAIM + a - 110] - 1
+    if a < A_CHOW:
+        k = obs[OBS_CLAIM + a - A_PUNG + 1] - 1
         return k, k, k
     k = obs[OBS_CLAIM + chow_off] - 1
-    low = k - (a - 114)
+    low = k - (a - A_CHOW)
     if k < 0 or low < 0 or low // 9 != k // 9 or low % 9 > 6:
         return -1, -1, -1
-    if a == 114:
+    if a == A_CHOW:
         return k, low + 1, low + 2
-    if a == 115:
+    if a == A_CHOW + 1:
         return k, low, low + 2
     return k, low, low + 1
 
@@ -395,11 +397,11 @@ def _pickup_value(dt, w, k, need, k_ok, want_acc):
 @kernel_jit
 def _k_ok(obs, a, k, kuikae):
     """May the turn's discard-phase option give up the picked-up kind k? Always with
-    kuikae; else only by 明: after a 刻 (a < 114) or with an own older 刻 of k."""
-    if kuikae or a < 114:
+    kuikae; else only by 明: after a 刻 (a < A_CHOW) or with an own older 刻 of k."""
+    if kuikae or a < A_CHOW:
         return True
     for i in range(4):
-        if obs[OBS_MELD + i * 3] == 1 and obs[OBS_MELD + i * 3 + 1] == k + 1:
+        if obs[OBS_MELD + i * 3] == MT_PUNG and obs[OBS_MELD + i * 3 + 1] == k + 1:
             return True
     return False
 
@@ -408,7 +410,7 @@ def _k_ok(obs, a, k, kuikae):
 def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
     """Take phase: tie set among pick-ups that beat 引, else 引 alone."""
     d_draw = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
-    for a in range(111, 117):
+    for a in range(A_PUNG, A_RON):
         w[W_TIE + a] = 0
         if not mask[a]:
             continue
@@ -421,19 +423,19 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
         _remove(w, W_KEYS2, s2, 1)
         v, _ = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), False)
         w[W_VAL + a] = v
-    n = _mark_best(w, mask, 111, 117, W_VAL)
+    n = _mark_best(w, mask, A_PUNG, A_RON, W_VAL)
     best = INF
-    for a in range(111, 117):
+    for a in range(A_PUNG, A_RON):
         if w[W_TIE + a]:
             best = w[W_VAL + a]
     if n == 0 or best >= d_draw:
-        for a in range(111, 117):
+        for a in range(A_PUNG, A_RON):
             w[W_TIE + a] = 0
         w[W_TIE + A_DRAW] = 1
         return 1
     w[W_TIE + A_DRAW] = 0
     if n > 1:
-        for a in range(111, 117):
+        for a in range(A_PUNG, A_RON):
             if w[W_TIE + a]:
                 k, s1, s2 = _pickup_shown(obs, a, chow_off)
                 _set_keys(w, W_KEYS2, W_KEYS)
@@ -441,18 +443,18 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
                 _remove(w, W_KEYS2, s2, 1)
                 _, acc = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), True)
                 w[W_ACC + a] = acc
-        n = _keep_most_accepted(w, 111, 117)
+        n = _keep_most_accepted(w, A_PUNG, A_RON)
     return n
 
 
 @kernel_jit
 def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
     """Mark the greedy policy's final tie set in w[W_TIE:W_TIE + 156]; return its size."""
-    for a in range(156):
+    for a in range(NUM_ACTIONS):
         w[W_TIE + a] = 0
     nlegal = 0
     last = -1
-    for a in range(156):
+    for a in range(NUM_ACTIONS):
         if mask[a]:
             nlegal += 1
             last = a
@@ -461,7 +463,7 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
             w[W_TIE + last] = 1
         return nlegal
     nwin = 0
-    for a in (A_TSUMO, A_RON0, A_RON0 + 1, A_RON0 + 2):
+    for a in (A_TSUMO, A_RON, A_RON + 1, A_RON + 2):
         if mask[a]:
             w[W_TIE + a] = 1
             nwin += 1
@@ -471,10 +473,10 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
     need = 4 - nm
     if mask[A_DRAW]:
         return _take_options(dt, w, mask, obs, need, chow_off, kuikae)
-    for a in range(120, 156):
+    for a in range(A_EXCHANGE, NUM_ACTIONS):
         if mask[a]:
-            return _hand_options(dt, w, mask, 120, 156, need)
-    return _hand_options(dt, w, mask, 0, 110, need)
+            return _hand_options(dt, w, mask, A_EXCHANGE, NUM_ACTIONS, need)
+    return _hand_options(dt, w, mask, A_DISCARD, A_DRAW, need)  # the discard phase's ids
 
 
 @kernel_jit
@@ -484,7 +486,7 @@ def greedy_action(obs, mask, rng, dt, chow_off, kuikae, w):
     if n <= 0:
         return -1
     j = rand_below(rng, 0, n) if n > 1 else 0
-    for a in range(156):
+    for a in range(NUM_ACTIONS):
         if w[W_TIE + a]:
             if j == 0:
                 return a
