@@ -50,13 +50,13 @@ from dataclasses import asdict, dataclass
 
 from contextlib import contextmanager
 
-import numba
 import numpy as np
 import torch
 from torch import nn
 
 from majiang_env.kernel import observe as O
 from majiang_env.rules import NUM_ACTIONS
+from majiang_env.threads import numba_threads as _numba_threads
 from majiang_env.vector import VectorGame
 from majiang_env.wrappers import make_agent
 
@@ -193,10 +193,6 @@ class PPOConfig:
     seed: int = 0
 
 
-def _hand_index(obs):
-    return obs[:, _S + 1]
-
-
 def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
     """GAE per env and seat over the first ``n_train[b]`` transitions of env b, a hand
     being one episode per seat; a hand's ``delta`` goes to each seat's last decision in it.
@@ -294,9 +290,8 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
         won = WIN_ACTIONS[a]
         wins += int(won.sum())
         buf["rew"][ar, n] = cfg.win_bonus * won
-        h0 = _hand_index(obs).copy()
         obs, mask, player, rewards, done = roll.vg.step(a)
-        closed = done | (_hand_index(obs) != h0)
+        closed = roll.vg.hand_closed
         hands += int(closed.sum())
         buf["close"][ar, n] = closed
         buf["delta"][ar, n] = rewards * cfg.point_scale
@@ -373,14 +368,13 @@ def _threads(n_torch, n_numba):
     default: the rollout alternates the numba kernel and the torch network, and on 2
     cores, the more so on a shared machine, their thread pools waiting for each other
     cost far more than a second thread gains (measured: rollouts several times slower)."""
-    old = torch.get_num_threads(), numba.get_num_threads()
+    old = torch.get_num_threads()
     torch.set_num_threads(n_torch)
-    numba.set_num_threads(max(1, min(n_numba, numba.config.NUMBA_NUM_THREADS)))
     try:
-        yield
+        with _numba_threads(n_numba):
+            yield
     finally:
-        torch.set_num_threads(old[0])
-        numba.set_num_threads(old[1])
+        torch.set_num_threads(old)
 
 
 def train(config: PPOConfig | None = None, seconds: float | None = 300.0, updates: int | None = None,
@@ -517,9 +511,8 @@ def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None):
             a[mine] = agent.act_batch(obs[mine], mask[mine])
         won = WIN_ACTIONS[a]
         wins += [int((won & mine).sum()), int((won & ~mine).sum())]
-        h0 = _hand_index(obs).copy()
         obs, mask, player, rewards, done = vg.step(a)
-        done_hands += int((done | (_hand_index(obs) != h0)).sum())
+        done_hands += int(vg.hand_closed.sum())
     return {"hands": done_hands, "wins": int(wins[0]), "win_rate": wins[0] / done_hands,
             "opponent_win_rate": wins[1] / (3 * done_hands)}
 

@@ -15,14 +15,14 @@ threads, other processes) ``num_threads=1`` can be several times faster.
 """
 from __future__ import annotations
 
-import contextlib
 import time
 
 import numba
 import numpy as np
 
 from . import tables
-from .checks import IllegalActionError, ResetNeededError, as_bool, as_int, as_seed, is_int
+from .threads import check_threads, numba_threads
+from .checks import IllegalActionError, ResetNeededError, as_bool, as_int, as_seed
 from .game import Game
 from .kernel import batch, core
 from .kernel import layout as L
@@ -41,34 +41,11 @@ def game_seed(seed: int, index: int) -> int:
     return int(batch.game_seed(np.uint64(as_seed(seed)), np.uint64(index)))
 
 
-@contextlib.contextmanager
-def _threads(n):
-    """Run the enclosed kernel calls on ``n`` numba threads (None: leave as is)."""
-    if n is None:
-        yield
-        return
-    prev = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(prev)
-
-
 MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a mistake
 
 
 def _positive_int(name, v, top=MAX_ENVS):
     return as_int(name, v, 1, top)
-
-
-def _check_threads(n):
-    if n is None:
-        return None
-    top = numba.config.NUMBA_NUM_THREADS
-    if not is_int(n) or not 1 <= n <= top:
-        raise ValueError(f"num_threads must be None or an int in 1..{top}, got {n!r}")
-    return int(n)
 
 
 def _read_only(a):
@@ -85,7 +62,9 @@ class VectorGame:
     (B, 4), bool (B,). ``rewards[i]`` holds each seat's points for a hand of slot
     i that closed in this step. The arrays are **read-only views** of the
     object's own buffers (also the attributes ``obs``, ``mask``, ``player``,
-    ``rewards``, ``done``, ``game_index``), overwritten by the next call: copy
+    ``rewards``, ``done``, ``game_index``, and ``hand_closed``: bool (B,), True
+    where a hand of the slot closed in the last step, as the kernel reports it),
+    overwritten by the next call: copy
     what you keep. Actions are checked against the legal lists held in the
     kernel state, never against these arrays, so nothing a caller does to them
     can let an illegal action through.
@@ -93,7 +72,7 @@ class VectorGame:
 
     def __init__(self, num_envs: int, rules=None, seed: int = 0, num_threads=None):
         self.num_envs = B = _positive_int("num_envs", num_envs)
-        self.num_threads = _check_threads(num_threads)
+        self.num_threads = check_threads(num_threads)
         self._ready = False
         self.rules = make_rules(rules)
         self.seed = as_seed(seed)
@@ -105,8 +84,9 @@ class VectorGame:
         self._player = np.zeros(B, np.int32)
         self._rewards = np.zeros((B, 4), np.int32)
         self._done = np.zeros(B, np.bool_)
+        self._hand_closed = np.zeros(B, np.bool_)
         self._game_index = np.zeros(B, np.int64)
-        for name in ("mask", "obs", "player", "rewards", "done", "game_index"):
+        for name in ("mask", "obs", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
 
     def _parallel(self) -> bool:
@@ -121,7 +101,7 @@ class VectorGame:
     def reset(self):
         """Start games 0..B-1 of the run again."""
         reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
-        with _threads(self.num_threads):
+        with numba_threads(self.num_threads):
             reset(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
                   self._game_index, np.uint64(self.seed))
         self._ready = True
@@ -152,9 +132,9 @@ class VectorGame:
             raise ResetNeededError("call reset() before step()")
         a = self._actions(actions)
         step = batch.batch_step if self._parallel() else batch.batch_step_serial
-        with _threads(self.num_threads):
+        with numba_threads(self.num_threads):
             step(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
-                 self._rewards, self._done, self._game_index, a, np.uint64(self.seed))
+                 self._rewards, self._done, self._hand_closed, self._game_index, a, np.uint64(self.seed))
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def _slot(self, i) -> int:
@@ -208,7 +188,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     progress = as_bool("progress", progress)
     rules = make_rules(rules)
     seed = as_seed(seed)
-    num_threads = _check_threads(num_threads)
+    num_threads = check_threads(num_threads)
     B = max(1, min(_positive_int("num_envs", num_envs), int(num_games)))
     st = np.zeros((B, L.SIZE), np.int32)
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
@@ -223,7 +203,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     t = time.perf_counter()
     for start in range(0, num_games, max(chunk, 1)):
         n = min(chunk, num_games - start)
-        with _threads(num_threads):
+        with numba_threads(num_threads):
             batch.selfplay_kernel(st, r, wt, mask, np.uint64(seed), int(n), codes, stats,
                                   int(first_game) + start, dtab)
         if bar is not None:

@@ -122,3 +122,26 @@ def test_threads_and_bad_arguments():
             selfplay(2, num_envs=bad)
     with pytest.raises(ValueError):
         selfplay(True)
+
+
+def test_hand_closed_is_reported_by_the_kernel():
+    """VectorGame.hand_closed and Game.closed_hand say when a hand closed, without the
+    caller comparing hand indices; both agree with the Game replay of slot 0."""
+    vg = VectorGame(3, seed=4)
+    vg.reset()
+    g = vg.game(0)
+    rng = np.random.default_rng(4)
+    closed = 0
+    for _ in range(1500):
+        acts = np.array([rng.choice(np.flatnonzero(vg.mask[i])) for i in range(3)])
+        before = g.hand_index
+        g.step(int(acts[0]))
+        vg.step(acts)
+        assert vg.hand_closed[0] == (g.closed_hand is not None) == (g.hand_index != before)
+        if g.closed_hand is not None:
+            assert g.closed_hand == before
+            assert np.array_equal(vg.rewards[0], g.hand_deltas(before))
+            closed += 1
+        if g.done:
+            g = vg.game(0)
+    assert closed >= 4

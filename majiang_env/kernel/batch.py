@@ -80,11 +80,12 @@ def first_illegal(st, actions):
 
 
 @kernel_jit
-def _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b):
+def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b):
     """Slot b: apply its action; a finished game restarts as game gidx[b] + B (same-step autoreset)."""
     row = st[b]
     advance(row, rules, wt, actions[b])
     h = row[CLOSED]
+    closed[b] = h >= 0
     for q in range(4):
         rewards[b, q] = row[DELTAS + h * 4 + q] if h >= 0 else 0
     done[b] = row[PHASE] == PH_OVER
@@ -95,15 +96,15 @@ def _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, s
 
 
 @njit(cache=True, parallel=True)
-def batch_step(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed):
+def batch_step(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed):
     for b in prange(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b)
+        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b)
 
 
 @kernel_jit
-def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed):
+def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed):
     for b in range(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, gidx, actions, seed, b)
+        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b)
 
 
 @kernel_jit
