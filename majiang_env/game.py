@@ -64,6 +64,15 @@ class Game:
 
     # ---- state -------------------------------------------------------------
     @property
+    def state(self) -> np.ndarray:
+        """The kernel's state row of this game, read-only (int32[layout.SIZE]; every field
+        is named in ``majiang_env/kernel/layout.py``). It holds hidden information:
+        for what one seat may see, use ``observe(seat)``."""
+        v = self._st.view()
+        v.flags.writeable = False
+        return v
+
+    @property
     def current_player(self) -> int:
         return int(self._st[L.CUR])
 
@@ -174,6 +183,17 @@ class Game:
     def __repr__(self):
         return (f"Game(hand={self.hand_index}, phase={self.phase}, lap={self.lap}, "
                 f"player={self.current_player}, scores={self.scores.tolist()})")
+
+
+def game_from_state(row, rules: RuleConfig, seed: int) -> Game:
+    """A ``Game`` over a copy of a kernel state row that the kernel itself produced
+    (``VectorGame`` uses it for ``game(i)``); ``seed`` is the game's deal seed.
+    Not for rows from elsewhere: a state row is trusted, not validated."""
+    g = Game(rules, seed=seed)
+    g._st[:] = row
+    g._n = int(g._st[L.NLEGAL])
+    core.write_mask(g._st, g._mask)
+    return g
 
 
 def decode_wins(st, h: int) -> list:

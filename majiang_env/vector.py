@@ -23,8 +23,8 @@ import numpy as np
 from . import tables
 from .threads import check_threads, numba_threads
 from .checks import IllegalActionError, ResetNeededError, as_bool, as_int, as_seed
-from .game import Game
-from .kernel import batch, core
+from .game import Game, game_from_state
+from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
 from .rules import NUM_ACTIONS, make_rules
@@ -145,11 +145,7 @@ class VectorGame:
     def game(self, i) -> Game:
         """A ``Game`` copy of slot ``i``'s current game (i in 0..num_envs-1)."""
         i = self._slot(i)
-        g = Game(self.rules, seed=game_seed(self.seed, int(self._game_index[i])))
-        g._st[:] = self._st[i]
-        g._n = int(self._st[i, L.NLEGAL])
-        core.write_mask(g._st, g._mask)
-        return g
+        return game_from_state(self._st[i], self.rules, game_seed(self.seed, int(self._game_index[i])))
 
     def record(self, i) -> dict:
         """The ``majiang-record/1`` record of slot ``i``'s current game so far."""

@@ -23,7 +23,7 @@ def biased_choice(rng: random.Random, legal):
 
 def card_places(g):
     """Every card id -> list of places it is in (should be exactly one)."""
-    st = g._st
+    st = g.state
     h = min(int(st[L.HAND]), g.rules.hands_per_game - 1)
     places = {c: [] for c in range(144)}
     for p in range(4):
@@ -50,7 +50,7 @@ def card_places(g):
 
 
 def hand_size(g, p):
-    st = g._st
+    st = g.state
     return int(st[L.NHAND + p]) + 3 * int(st[L.NMELD + p])
 
 
