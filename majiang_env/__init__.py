@@ -1,7 +1,7 @@
 """majiang_env: a reinforcement-learning environment for 馬将 (Majiang).
 
 ``Game`` is one game over the numba kernel; ``RuleConfig`` the rule set;
-``replay`` / ``RecordError`` read game records (API.md).
+``replay`` / ``RecordError`` read game records (docs/api.md).
 """
 from .rules import RuleConfig
 from .game import Game, IllegalActionError, RecordError, replay

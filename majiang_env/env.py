@@ -23,13 +23,13 @@ choices.
 
 ``env(render_mode=None, rules=None, **options)``: ``rules`` is a
 ``RuleConfig`` (or dict); ``options`` are ``RuleConfig`` field overrides
-(RULES.md §10), e.g. ``env(hands_per_game=1, chow_from="previous")``.
+(docs/rules.md §10), e.g. ``env(hands_per_game=1, chow_from="previous")``.
 
 ### Observation Space
 
 ``observe(agent)`` returns a dict ``{"observation", "action_mask"}``. The
 observation is an int16 vector (``majiang_env.kernel.observe.OBS_SIZE``)
-holding exactly what RULES.md §11 lets that player see. Seats are relative:
+holding exactly what docs/rules.md §11 lets that player see (docs/observation.md). Seats are relative:
 r = 0 is the observer, r = 1 the next seat, and so on.
 
 | segment | length | content |
@@ -61,7 +61,7 @@ the acting agent at this decision; it is all zeros for every other agent.
 | 36–71 | discard | 暗 concealed kan of kind `id - 36` |
 | 72–107 | discard | 明 added kan on your 刻 meld of kind `id - 72` |
 | 108 | discard | 模 tsumo |
-| 109 | discard | pass (last lap only, RULES.md §6) |
+| 109 | discard | pass (last lap only, docs/rules.md §6) |
 | 110 | take | 引 draw |
 | 111–113 | take | 刻 pung the claimable discard of seat offset d = `id - 110` |
 | 114–116 | take | 順 chow the chow-source seat's claimable discard, which is the low / middle / high card of the run |

@@ -44,7 +44,7 @@ def _check_squares(squares):
 
 
 class Game:
-    """One game (``hands_per_game`` hands) of 馬将; see API.md."""
+    """One game (``hands_per_game`` hands) of 馬将; see docs/api.md."""
 
     def __init__(self, rules=None, seed=None, auto_forced=True, squares=None):
         self.rules = make_rules(rules)
@@ -133,7 +133,7 @@ class Game:
 
     # ---- observation -------------------------------------------------------
     def observe(self, seat) -> np.ndarray:
-        """What ``seat`` (0..3) may see (RULES.md §11): int16[OBS_SIZE], a new array."""
+        """What ``seat`` (0..3) may see (docs/rules.md §11): int16[OBS_SIZE], a new array."""
         out = np.zeros(OBS_SIZE, np.int16)
         _observe(self._st, self._rules, as_seat(seat), out)
         return out

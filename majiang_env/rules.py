@@ -1,8 +1,8 @@
-"""Rules of 馬将: ``RuleConfig``, card and action ids (RULES.md, API.md).
+"""Rules of 馬将: ``RuleConfig``, card and action ids (docs/rules.md, docs/api.md).
 
 Everything the kernel needs to know about a rule set is packed by
 ``RuleConfig.to_array()`` into a small int32 array (indices ``R_*``).
-Fields tagged [prov] in RULES.md are provisional choices of this project.
+Fields tagged [prov] in docs/rules.md are provisional choices of this project.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-# ---- cards (RULES.md §1) -------------------------------------------------
+# ---- cards (docs/rules.md §1) --------------------------------------------
 NUM_KINDS = 36
 NUM_CARDS = 144
 COLOURS = ("青", "赤", "黄", "緑")  # blue, red, yellow, green
@@ -33,8 +33,8 @@ def circle_colour(card_id: int) -> int:
     return others[copy] if copy < 3 else 4
 
 
-# ---- actions (API.md) ----------------------------------------------------
-# The action ids of API.md, named once: every module (kernel included) uses these.
+# ---- actions (docs/api.md) -----------------------------------------------
+# The action ids of docs/api.md, named once: every module (kernel included) uses these.
 # A range constant is its first id; ``A_X + k`` is the action on kind k, and for
 # the seat-offset actions ``A_PUNG + d - 1`` is the one on seat offset d (1-3).
 NUM_ACTIONS = 156
@@ -74,7 +74,7 @@ def action_name(a: int) -> str:
     return f"<invalid {a}>"
 
 
-# ---- rule configuration (RULES.md §10) ----------------------------------
+# ---- rule configuration (docs/rules.md §10) -----------------------------
 _CHOICES = {
     "hands_per_game": (1, 2, 3, 4),
     "chow_from": ("next", "previous"),
@@ -97,7 +97,7 @@ R_SIZE = 11
 
 @dataclass(frozen=True)
 class RuleConfig:
-    """One rule set. Defaults are RULES.md §10; [prov] fields are provisional."""
+    """One rule set. Defaults are docs/rules.md §10; [prov] fields are provisional."""
 
     hands_per_game: int = 4          # [pub] 1 game = 4 hands (春夏秋冬)
     chow_from: str = "next"          # [pub] 順 from the next seat (左側の他者)
@@ -161,7 +161,7 @@ def make_rules(rules=None, **overrides) -> RuleConfig:
     return RuleConfig.from_dict(base)
 
 
-# ---- scoring patterns (RULES.md §9) -------------------------------------
+# ---- scoring patterns (docs/rules.md §9) --------------------------------
 SHAPE_NAMES = {1: "連順", 2: "跳順", 3: "筋順", 4: "端順", 5: "同順",
                6: "連刻", 7: "跳刻", 8: "筋刻", 9: "端刻", 10: "同刻"}
 # group g for (number of melds, number of distinct face colours); -1 = none

@@ -55,7 +55,7 @@ def _read_only(a):
 
 
 class VectorGame:
-    """B games stepped by one compiled call (API.md "Batched games").
+    """B games stepped by one compiled call (docs/api.md "Batched games").
 
     ``reset()`` -> ``(obs, mask, player)``; ``step(actions)`` -> ``(obs, mask,
     player, rewards, done)``: int16 (B, 436), int8 (B, 156), int32 (B,), int32
@@ -166,7 +166,7 @@ def _progress_bar(total):
 def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "random"), seed: int = 0,
              num_envs: int = 1024, rules=None, progress: bool = False, first_game: int = 0,
              num_threads=None) -> dict:
-    """Play ``num_games`` whole games inside the compiled kernel; return stats (API.md).
+    """Play ``num_games`` whole games inside the compiled kernel; return stats (docs/api.md).
 
     The games are ``first_game .. first_game + num_games - 1`` of the run: game j
     is dealt from ``game_seed(seed, j)`` and its random agents draw from a stream

@@ -21,7 +21,7 @@ reads ``action_masks()`` by itself.
 | | |
 |---|---|
 | Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``) |
-| Actions | ``Discrete(156)``, the ids of API.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
+| Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
 | Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
 | Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated |
 | Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers`` |

@@ -1,6 +1,6 @@
 """Slow, obviously-correct pure-Python reference of the Majiang rules.
 
-Written from /work/shared/RULES.md and /work/shared/API.md only, for
+Written from the rules of record and the API contract only (docs/rules.md, docs/api.md), for
 differential testing.  Shares no code with majiang_env.  Standard library only.
 
 Conventions where the rule book is silent are those of the reference brief

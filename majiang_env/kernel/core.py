@@ -137,7 +137,7 @@ def new_game(st, rules):
 # ---- claimable discards and win checks --------------------------------------
 @kernel_jit
 def claimable(st, p, q):
-    """Kind of q's discard that p may use now, or -1 (RULES.md §5)."""
+    """Kind of q's discard that p may use now, or -1 (docs/rules.md §5)."""
     n = st[NRIVER + q]
     if n == 0:
         return -1
@@ -177,7 +177,7 @@ def is_win(st, wt, p, extra):
     return True
 
 
-# ---- scoring (RULES.md §9) --------------------------------------------------
+# ---- scoring (docs/rules.md §9) ---------------------------------------------
 @kernel_jit
 def subset_points(seat, mtype, mface, mv, mkan, mask, vs):
     """Points of one pattern made of the melds in ``mask`` (0 if none); vs: work space (4)."""
@@ -442,7 +442,7 @@ def pick_ok(st, rules, p, k, k1, k2):
 
 @kernel_jit
 def legal_exchange(st, p, n):
-    """変 (RULES.md §3): set aside any kind held; list from LEGAL + n, return the new n."""
+    """変 (docs/rules.md §3): set aside any kind held; list from LEGAL + n, return the new n."""
     hc = HCNT + p * 36
     for k in range(36):
         ok = st[hc + k] > 0
@@ -453,7 +453,7 @@ def legal_exchange(st, p, n):
 
 @kernel_jit
 def legal_pungs(st, rules, p, kinds, n):
-    """刻 (RULES.md §5): a claimable discard of kind k with two more k in hand."""
+    """刻 (docs/rules.md §4.1, §5): a claimable discard of kind k with two more k in hand."""
     hc = HCNT + p * 36
     for d in range(1, 4):
         k = kinds[d - 1]
@@ -465,7 +465,7 @@ def legal_pungs(st, rules, p, kinds, n):
 
 @kernel_jit
 def legal_chows(st, rules, p, k, n):
-    """順 (RULES.md §5): the chow-source seat's claimable discard of kind k (or -1)
+    """順 (docs/rules.md §4.1, §5): the chow-source seat's claimable discard of kind k (or -1)
     completes a run of one colour as its low, middle or high card."""
     if k < 0:
         return n
@@ -485,7 +485,7 @@ def legal_chows(st, rules, p, k, n):
 
 @kernel_jit
 def legal_rons(st, rules, wt, p, kinds, n):
-    """栄 (RULES.md §7): a claimable discard that completes the winning shape
+    """栄 (docs/rules.md §7): a claimable discard that completes the winning shape
     (not a kind of the own river under furiten)."""
     for d in range(1, 4):
         k = kinds[d - 1]
@@ -497,7 +497,7 @@ def legal_rons(st, rules, wt, p, kinds, n):
 
 @kernel_jit
 def legal_take(st, rules, wt, p):
-    """Take phase (RULES.md §4-§6): 引, then 刻 / 順 (not in the last lap), then 栄."""
+    """Take phase (docs/rules.md §4-§6): 引, then 刻 / 順 (not in the last lap), then 栄."""
     st[LEGAL] = A_DRAW
     n = 1
     kinds = (claimable(st, p, (p + 1) & 3), claimable(st, p, (p + 2) & 3),
@@ -510,7 +510,7 @@ def legal_take(st, rules, wt, p):
 
 @kernel_jit
 def legal_discards(st, rules, p, n):
-    """打 (RULES.md §4): any kind held, except the kind just picked up when kuikae is off."""
+    """打 (docs/rules.md §4.2): any kind held, except the kind just picked up when kuikae is off."""
     hc = HCNT + p * 36
     banned = st[PICK_KIND] if (st[TOOK] == TOOK_PICKUP and not rules[R_KUIKAE]) else -1
     for k in range(36):
@@ -522,7 +522,7 @@ def legal_discards(st, rules, p, n):
 
 @kernel_jit
 def legal_ankans(st, p, n):
-    """暗 (RULES.md §8): four of a kind in the concealed hand."""
+    """暗 (docs/rules.md §4.2): four of a kind in the concealed hand."""
     hc = HCNT + p * 36
     for k in range(36):
         if st[hc + k] == 4:
@@ -533,7 +533,7 @@ def legal_ankans(st, p, n):
 
 @kernel_jit
 def legal_minkans(st, p, n):
-    """明 (RULES.md §8): the fourth card of one of the own 刻 melds in hand."""
+    """明 (docs/rules.md §4.2): the fourth card of one of the own 刻 melds in hand."""
     hc = HCNT + p * 36
     m = MELDS + p * 4 * MELD_W
     mk = 0  # bits of the pung kinds with a fourth card in hand, listed in kind order
@@ -554,7 +554,7 @@ def legal_minkans(st, p, n):
 @kernel_jit
 def legal_discard_phase(st, rules, wt, p):
     """Discard phase: 打, 暗, 明 (not in the last lap), 模 after a draw that wins,
-    and pass in the last lap (RULES.md §6)."""
+    and pass in the last lap (docs/rules.md §4.2, §6)."""
     n = 0
     last_lap = st[SLOT] >= LAST_LAP_SLOT
     if not last_lap:
@@ -631,7 +631,7 @@ def end_hand(st, rules):
 @kernel_jit
 def end_turn(st, rules):
     """The drawn card joins the hand; the next seat that has not won takes its
-    turn, or the hand closes (RULES.md §6: slots run out, or enough wins)."""
+    turn, or the hand closes (docs/rules.md §6, §8: slots run out, or enough wins)."""
     p = st[CUR]
     if st[DRAWN] >= 0 and not rules[R_DISCARD_DRAWN]:
         add_card(st, p, st[DRAWN])
@@ -698,7 +698,7 @@ def claimed_seat(rules, p, action):
 @kernel_jit
 def apply_pickup(st, p, action, ri):
     """刻 / 順: show the claimed discard (river entry ri) with two hand cards and a
-    stand-in from the own square (RULES.md §5)."""
+    stand-in from the own square (docs/rules.md §4.1)."""
     card = st[RIVER + ri]
     k = card >> 2
     st[RFLAG + ri] |= RF_PICKED << p
@@ -747,7 +747,7 @@ def apply_discard(st, p, k):
 @kernel_jit
 def apply_ankan(st, p, k):
     """暗: the four k become a meld with three shown cards; the fourth is the kan
-    card, placed in the own river (RULES.md §8)."""
+    card, placed in the own river (docs/rules.md §4.2)."""
     c0 = remove_lowest(st, p, k)
     c1 = remove_lowest(st, p, k)
     c2 = remove_lowest(st, p, k)
@@ -759,7 +759,7 @@ def apply_ankan(st, p, k):
 @kernel_jit
 def apply_minkan(st, p, k):
     """明: the own 刻 of kind k becomes a kan; the card from hand is the kan card,
-    placed in the own river (RULES.md §8)."""
+    placed in the own river (docs/rules.md §4.2)."""
     c = remove_lowest(st, p, k)
     for i in range(st[NMELD + p]):
         m = MELDS + (p * 4 + i) * MELD_W

@@ -38,7 +38,7 @@ MAX_HANDS = 4
 MAX_LEGAL = 32
 NUM_EXCHANGE = 16   # 変 decisions per hand: 4 per seat
 NUM_SLOTS = 76      # turn slots of a hand, 19 laps of 4
-LAST_LAP_SLOT = 72  # slots from here on are the last lap (RULES.md §6)
+LAST_LAP_SLOT = 72  # slots from here on are the last lap (docs/rules.md §6)
 MAX_DEC = 180       # decisions per hand (16 exchange + 76 turns x 2 phases = 168)
 RIVER_LEN = 18      # a river holds at most 18 cards
 

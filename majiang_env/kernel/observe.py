@@ -1,4 +1,4 @@
-"""The observation of one seat: an int16 vector holding exactly RULES.md §11.
+"""The observation of one seat: an int16 vector holding exactly docs/rules.md §11.
 
 Seats are relative: r = 0 is the observer, r = 1 the next seat, and so on.
 Segments (offset, length):
