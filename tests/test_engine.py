@@ -1,5 +1,3 @@
-import functools
-import itertools
 import json
 import random
 import subprocess
@@ -40,47 +38,7 @@ def test_bad_rule_value(field, value):
         RuleConfig(**{field: value})
 
 
-# ---- tables ----------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
-def _brute(counts, need_pair):
-    """Can ``counts`` (tuple of 9) split into melds (plus one pair if need_pair)?"""
-    if sum(counts) == 0:
-        return not need_pair
-    c = list(counts)
-    if need_pair:
-        for i in range(9):
-            if c[i] >= 2:
-                c[i] -= 2
-                if _brute(tuple(c), False):
-                    return True
-                c[i] += 2
-        return False
-    i = next(j for j in range(9) if c[j])
-    if c[i] >= 3:
-        c[i] -= 3
-        if _brute(tuple(c), False):
-            return True
-        c[i] += 3
-    if i <= 6 and c[i + 1] and c[i + 2]:
-        for j in (i, i + 1, i + 2):
-            c[j] -= 1
-        return _brute(tuple(c), False)
-    return False
-
-
-def test_win_table_against_brute_force_on_every_reachable_key():
-    """Every colour key of at most 14 cards (all a hand can hold) is checked."""
-    wt = win_table()
-    pow5 = [5 ** j for j in range(9)]
-    checked = 0
-    for counts in itertools.product(range(5), repeat=9):
-        if sum(counts) > 14:
-            continue
-        key = sum(c * w for c, w in zip(counts, pow5))
-        assert bool(wt[key] & 1) == _brute(counts, False), counts
-        assert bool(wt[key] & 2) == _brute(counts, True), counts
-        checked += 1
-    assert checked > 100_000
+# ---- tables: the win table's brute-force check is in test_tables.py (vectorised) ------
 
 
 # ---- scoring ---------------------------------------------------------------------
@@ -104,14 +62,23 @@ def test_rules_example_scores_48():
 
 
 def test_own_colour_triplet_and_no_pattern():
-    # 東 holds 青777: own-colour triplet worth 7; the rest scores nothing extra
+    # 青777 赤123 黄456 緑123 + 緑44 pair (the only reading). By docs/rules.md §9:
+    # - 青777 is an own-colour triplet (g = 0) for 東 (seat 0, colour 青): 7 points;
+    # - runs 赤123 (v 1), 黄456 (v 4), 緑123 (v 1): 赤123 + 緑123 is 同順 (all v equal,
+    #   2 melds, k = 2 colours: g = 1, p = 5) = 15; 赤123 + 黄456 and 黄456 + 緑123 are
+    #   筋順 (step 3, k = 2) = 13; the three runs (v 1 1 4) make no shape;
+    # - best disjoint reading: 7 + 15 = 22 for 東; for 南 (seat 1, 赤) 青777 is not its
+    #   colour and no triplet pattern is left: 15.
     kinds = [6, 6, 6, 9 + 0, 9 + 1, 9 + 2, 18 + 3, 18 + 4, 18 + 5, 27 + 0, 27 + 1, 27 + 2, 30, 30]
-    st = _state_with_hand(0, kinds)
     out = np.zeros(15, np.int64)
-    pts = core.score_win(st, 0, -1, out)
-    assert pts >= 7
-    st2 = _state_with_hand(1, kinds)  # 南: 青777 is not its colour
-    assert core.score_win(st2, 1, -1, out) < pts
+    assert [core.score_win(_state_with_hand(p, kinds), p, -1, out) for p in range(4)] == [22, 15, 15, 15]
+    # 青777 黄222 赤123 緑567 + 青11 pair: the triplets (v 2, 7: step 5) and the runs
+    # (v 1, 5: step 4) make no two-meld shape, so the only patterns are own-colour
+    # triplets: 青777 for 東 (7), 黄222 for 西 (seat 2, 黄: 2), none for 南 and 北 (0
+    # pattern points; such a win's base is 1, §9 "the lowest base is 1").
+    kinds = [6, 6, 6, 19, 19, 19, 9, 10, 11, 31, 32, 33, 0, 0]
+    assert [core.score_win(_state_with_hand(p, kinds), p, -1, out) for p in range(4)] == [7, 0, 2, 0]
+    assert all(core.is_win(_state_with_hand(p, kinds), win_table(), p, -1) for p in range(4))
 
 
 # ---- whole games: invariants, replay, determinism ---------------------------------
@@ -126,6 +93,25 @@ def _invariant_check(g):
         assert hand_size(g, g.current_player) == 13
 
 
+def _deltas_from_wins(g, h):
+    """Hand h's point changes derived from its wins by docs/rules.md §9: a win's base is its
+    pattern points, or 1 without a pattern; the winner gains 3 x base; under zero_sum
+    the owner of the claimed discard pays all of it for 栄, and each other seat pays
+    base for 模; under winner_only nobody pays."""
+    want = [0, 0, 0, 0]
+    for w in g.wins(h):
+        base = w["base"]
+        assert base == max(1, sum(p["points"] for p in w["patterns"]))
+        want[w["seat"]] += 3 * base
+        if g.rules.payment == "zero_sum" and w["from"] is not None:  # 栄
+            want[w["from"]] -= 3 * base
+        elif g.rules.payment == "zero_sum":  # 模
+            for q in range(4):
+                if q != w["seat"]:
+                    want[q] -= base
+    return want
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_invariants_and_replay(seed):
     rng = random.Random(seed)
@@ -136,6 +122,10 @@ def test_invariants_and_replay(seed):
         assert g.scores.sum() == 0
         for h in range(rules.hands_per_game):
             assert g.hand_deltas(h).sum() == 0
+    for h in range(rules.hands_per_game):
+        assert g.hand_deltas(h).tolist() == _deltas_from_wins(g, h)
+    assert g.scores.tolist() == [sum(int(g.hand_deltas(h)[p]) for h in range(rules.hands_per_game))
+                                 for p in range(4)]
     rec = g.record(legal=True)
     json.dumps(rec)
     g2 = replay(rec)
@@ -148,6 +138,8 @@ def test_wins_happen_with_biased_policy():
     for seed in range(20):
         g = play(Game(seed=seed), random.Random(seed))
         wins += sum(len(g.wins(h)) for h in range(4))
+        for h in range(4):
+            assert g.hand_deltas(h).tolist() == _deltas_from_wins(g, h)
     assert wins >= 5
 
 
@@ -177,10 +169,14 @@ def test_drawn_card_not_discardable_by_default():
 
 def test_last_lap_only_draw_ron_then_tsumo_pass():
     rng = random.Random(1)
-    g = Game(RuleConfig(exchange=False, hands_per_game=1), seed=11)
+    # auto_forced=False: the last lap's decisions are mostly forced (a lone 引, a lone
+    # pass), and with auto_forced they would be applied without ever being checked here
+    g = Game(RuleConfig(exchange=False, hands_per_game=1), seed=11, auto_forced=False)
+    last_lap = []
     while not g.done:
         legal = g.legal_actions()
         if g.lap == 19:
+            last_lap.append((g.current_player, g.phase))
             if g.phase == "take":
                 assert set(legal) <= {110, 117, 118, 119}
             else:
@@ -188,6 +184,15 @@ def test_last_lap_only_draw_ron_then_tsumo_pass():
         else:
             assert 109 not in legal
         g.step(rng.choice([a for a in legal if a not in (108, 117, 118, 119)] or legal))
+    # The policy never wins, so the hand runs to its end (docs/rules.md §6, §8): 19 laps of
+    # one take and one discard-phase action per seat, 19 * 4 * 2 = 152 decisions; lap 19
+    # is reached and ends with 引 then pass for seats 0-3 (hand 0 starts at seat 0);
+    # an exhaustive draw pays nothing.
+    assert last_lap == [(p, ph) for p in range(4) for ph in ("take", "discard")]
+    decisions = g.record()["hands"][0]["decisions"]
+    assert len(decisions) == 152
+    assert decisions[-8:] == [[p, a] for p in range(4) for a in (110, 109)]
+    assert g.scores.tolist() == [0, 0, 0, 0] and g.wins(0) == []
 
 
 def _expected_chows(st, p, q):

@@ -170,9 +170,6 @@ def test_check_record_roundtrip_and_detects_tampering():
         raise AssertionError("tampered scores not detected")
 
 
-def test_speed():
-    import time
-    rng = random.Random(4)
-    t = time.time()
-    _play(rng, dict(ref.DEFAULT_RULES, hands_per_game=4))
-    assert time.time() - t < 2.0
+def test_four_hand_game():
+    # (no wall-clock assert here: speed is measured in benchmarks/, not in unit tests)
+    _play(random.Random(4), dict(ref.DEFAULT_RULES, hands_per_game=4))

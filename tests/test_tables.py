@@ -1,5 +1,7 @@
-"""Deficiency tables (tables.deficiency_table, kernel.greedy.deficiency) against
-brute force, and deficiency 0 <=> the kernel's win check."""
+"""The winning-shape table (tables.win_table) and the deficiency tables
+(tables.deficiency_table, kernel.greedy.deficiency) against brute force, and
+deficiency 0 <=> the kernel's win check."""
+import functools
 import itertools
 
 import numpy as np
@@ -9,6 +11,117 @@ from majiang_env import tables
 from majiang_env.kernel import core
 from majiang_env.kernel import layout as L
 from majiang_env.kernel.greedy import deficiency, new_work
+
+
+# ---- the winning-shape table: every colour key a hand can hold --------------------
+# Independent of tables.py, which builds the table by enumerating meld multisets:
+# here each key is decomposed, all keys at once with numpy, by the exact greedy
+# rule below, and that rule is itself checked against a plain recursive search.
+KEY_SIZE = 5 ** 9
+POW5 = 5 ** np.arange(9)
+
+
+def _all_counts():
+    """int8[5**9, 9]: the 9 counts (0-4) of every colour key, key = sum(c[j] * 5**j)."""
+    out = np.empty((KEY_SIZE, 9), np.int8)
+    for j in range(9):  # digit j of consecutive keys: each value 5**j times, cycling
+        out[:, j] = np.tile(np.repeat(np.arange(5, dtype=np.int8), 5 ** j), 5 ** (8 - j))
+    return out
+
+
+def _melds_only(c):
+    """bool per row of ``c`` (int[N, 9]): do those cards split into 刻 and 順 only?
+
+    Going up the numbers, the cards of number i that runs started at i - 2 and i - 1
+    do not use must be triplets of i or runs started at i. Three equal runs are
+    three triplets, so a split may be taken with at most 2 runs starting at each
+    number; then the runs starting at i are the remaining count mod 3, which is
+    forced, and the cards split iff no count goes negative and no run starts at 8
+    or 9 (i = 7, 8 are 0-based)."""
+    ok = np.ones(len(c), bool)
+    r1 = np.zeros(len(c), np.int16)  # runs started at i - 1
+    r2 = np.zeros(len(c), np.int16)  # runs started at i - 2
+    for i in range(9):
+        left = c[:, i].astype(np.int16) - r1 - r2
+        ok &= left >= 0
+        r = np.where(left >= 0, left % 3, 0).astype(np.int16)
+        if i >= 7:
+            ok &= r == 0
+        r1, r2 = r, r1
+    return ok
+
+
+def _melds_and_pair(c):
+    """bool per row: melds plus exactly one pair (頭)."""
+    out = np.zeros(len(c), bool)
+    for q in range(9):
+        has = c[:, q] >= 2
+        d = c[has].copy()
+        d[:, q] -= 2
+        out[np.flatnonzero(has)] |= _melds_only(d)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _brute(counts, need_pair):
+    """Can ``counts`` (tuple of 9) split into melds (plus one pair if need_pair)?
+    A plain recursive search: the definition the vectorised rule is checked against."""
+    if sum(counts) == 0:
+        return not need_pair
+    c = list(counts)
+    if need_pair:
+        for i in range(9):
+            if c[i] >= 2:
+                c[i] -= 2
+                if _brute(tuple(c), False):
+                    return True
+                c[i] += 2
+        return False
+    i = next(j for j in range(9) if c[j])
+    if c[i] >= 3:
+        c[i] -= 3
+        if _brute(tuple(c), False):
+            return True
+        c[i] += 3
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        for j in (i, i + 1, i + 2):
+            c[j] -= 1
+        return _brute(tuple(c), False)
+    return False
+
+
+def test_vectorised_decomposition_against_recursive_search():
+    """Every key of at most 7 cards and 3000 random keys of 8-14 cards."""
+    counts = _all_counts()
+    size = counts.sum(1)
+    rng = np.random.default_rng(3)
+    big = np.flatnonzero((size >= 8) & (size <= 14))
+    rows = np.concatenate([np.flatnonzero(size <= 7), rng.choice(big, 3000, replace=False)])
+    c = counts[rows]
+    melds, pair = _melds_only(c), _melds_and_pair(c)
+    for i, row in enumerate(c):
+        t = tuple(int(x) for x in row)
+        assert melds[i] == _brute(t, False) and pair[i] == _brute(t, True), t
+    assert melds.sum() > 100 and pair.sum() > 100
+
+
+def test_win_table_against_brute_force_on_every_reachable_key():
+    """Every colour key of at most 14 cards (all a hand can hold) is checked: bit 0
+    (melds only) and bit 1 (melds + one pair) against the decomposition."""
+    wt = tables.win_table()
+    assert wt.shape == (KEY_SIZE,) and wt.dtype == np.uint8
+    counts = _all_counts()
+    keys = np.flatnonzero(counts.sum(1) <= 14)
+    c = counts[keys]
+    some = np.random.default_rng(4).integers(0, KEY_SIZE, 1000)  # the rows are in key order
+    assert np.array_equal(counts[some].astype(np.int64) @ POW5, some)
+    assert len(keys) == 405_350  # the keys of at most 14 cards
+    for bit, want in ((1, _melds_only(c)), (2, _melds_and_pair(c))):
+        got = (wt[keys] & bit).astype(bool)
+        bad = np.flatnonzero(got != want)
+        assert len(bad) == 0, (f"bit {bit}: {len(bad)} keys differ, first counts "
+                               f"{c[bad[0]].tolist()} table {bool(got[bad[0]])}")
+    assert 0 < want.sum() < len(keys)
 
 
 # ---- an independent slow definition: min over target shapes of the missing cards
