@@ -1,0 +1,1661 @@
+"""Bad-input fuzz over every public entry point of ``majiang_env``.
+
+Written from the public contract only (docs/api.md, README, the docstrings and the
+error policy of the boundary), not from the implementation:
+
+* actions: Python ``int`` (not ``bool``), numpy integer scalars (not
+  ``np.bool_``) and 0-d integer arrays; anything else, any id outside 0..155
+  and any illegal in-range id raise ``IllegalActionError`` (``env()`` /
+  ``parallel_env()`` / ``SingleAgentEnv(illegal="terminate")``: an in-range
+  illegal id ends the game instead); ``Game.is_legal``: bad types raise,
+  out-of-range ints give False;
+* seats (``Game.observe``, ``render_ansi``, ``SingleAgentEnv(seat=)``), hand
+  indices (``Game.wins``, ``Game.hand_deltas``), batch indices
+  (``VectorGame.game``, ``VectorGame.record``), seeds and flags: ``ValueError``;
+  agent names: ``ValueError``; calls before ``reset()``: ``RuntimeError``;
+* a rejected call changes nothing (game state, rewards, cumulative rewards,
+  infos, agent selection, buffers, numba's thread count).
+
+Every probe runs in a child process (this file run as a script), so that a
+segfault or a hang in the compiled kernel fails the test instead of killing
+pytest: the child announces each probe on stderr before making it, and the
+parent turns a crash or a silence into a failure of that probe, then resumes
+the section after it. ``python tests/test_fuzz_boundary.py --child '{"sections":
+["game_step"]}'`` runs one section by hand.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+import pytest
+
+HERE = os.path.abspath(__file__)
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# section -> child group (one child process per group, run on demand)
+GROUPS = {
+    "game": ["game_step", "game_is_legal", "game_ctor", "game_wins", "game_hand_deltas",
+             "game_observe", "hidden_info", "render_ansi"],
+    "vector": ["vector_step", "vector_game", "vector_record", "vector_before_reset",
+               "vector_tamper", "game_seed"],
+    "selfplay": ["selfplay"],
+    "pz": ["raw_step", "raw_observe", "pz_before_reset", "env_step", "parallel_step"],
+    "single": ["single_raise", "single_terminate", "single_seat"],
+}
+SECTION_GROUP = {s: g for g, ss in GROUPS.items() for s in ss}
+# the least number of probes each section must make
+MIN_PROBES = {s: 1000 for s in SECTION_GROUP}
+MIN_PROBES.update({"pz_before_reset": 20, "vector_before_reset": 10, "single_seat": 30,
+                   "vector_tamper": 100, "hidden_info": 1000})
+MESSAGE_SECTIONS = ["game_step", "game_is_legal", "game_ctor", "game_observe", "render_ansi",
+                    "vector_step", "game_seed", "selfplay", "raw_step", "raw_observe", "env_step",
+                    "parallel_step", "single_raise", "single_terminate"]
+
+READY_TIMEOUT = 600   # import (and maybe a cold kernel compile) on 2 busy cores
+PROBE_TIMEOUT = 60    # silence after READY: a hang
+MAX_RESTARTS = 4      # crashes/hangs per group before giving up on the rest
+
+
+# ---------------------------------------------------------------------------
+# parent side: run a group in a child, turn crashes and hangs into failures
+# ---------------------------------------------------------------------------
+
+def _run_child(sections, skip):
+    cmd = [sys.executable, HERE, "--child", json.dumps({"sections": sections, "skip": skip})]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace")
+    out, err = [], []
+    last = [time.time()]
+    ready = [False]
+
+    def read(stream, sink, is_err):
+        for line in stream:
+            sink.append(line)
+            last[0] = time.time()
+            if is_err and line.startswith("READY"):
+                ready[0] = True
+
+    threads = [threading.Thread(target=read, args=(proc.stdout, out, False), daemon=True),
+               threading.Thread(target=read, args=(proc.stderr, err, True), daemon=True)]
+    for t in threads:
+        t.start()
+    start = time.time()
+    hung = False
+    while proc.poll() is None:
+        time.sleep(0.05)
+        now = time.time()
+        if (not ready[0] and now - start > READY_TIMEOUT) or (ready[0] and now - last[0] > PROBE_TIMEOUT):
+            hung = True
+            proc.kill()
+            break
+    proc.wait()
+    for t in threads:
+        t.join(5)
+    return proc.returncode, hung, out, err
+
+
+def _run_group(group):
+    """Results of every section of ``group``: {section: {"probes", "fails", "errors"}}."""
+    remaining = list(GROUPS[group])
+    results = {s: {"probes": 0, "fails": [], "ended": False, "errors": []} for s in remaining}
+    skip = 0  # probes of remaining[0] already made
+    for attempt in range(MAX_RESTARTS + 1):
+        if not remaining:
+            break
+        rc, hung, out, err = _run_child(remaining, skip)
+        for line in out:
+            try:
+                m = json.loads(line)
+            except ValueError:
+                continue
+            r = results.get(m.get("section"))
+            if r is None:
+                continue
+            if m["t"] == "fail":
+                r["fails"].append(m)
+            elif m["t"] == "end":
+                r["probes"] += m["probes"]
+                r["ended"] = True
+            elif m["t"] == "error":
+                r["errors"].append(m["tb"])
+                r["ended"] = True
+        # where did the child stop?
+        cur, last_probe = None, None
+        for line in err:
+            if line.startswith("S "):
+                cur, last_probe = line[2:].strip(), None
+            elif line.startswith("P "):
+                last_probe = line
+        first = remaining[0]
+        remaining = [s for s in remaining if not results[s]["ended"]]
+        if not remaining:
+            break
+        if rc == 0 and not hung:
+            for s in remaining:
+                results[s]["errors"].append("child exited without reporting this section")
+            break
+        tail = "".join(l for l in err if not l.startswith(("P ", "S "))).strip()[-1500:]
+        how = ("hang (no output for %d s)" % PROBE_TIMEOUT if hung
+               else "crash (exit status %s)" % rc)
+        if cur not in remaining:
+            for s in remaining:
+                results[s]["errors"].append("%s before the section started; stderr tail: %s" % (how, tail))
+            break
+        remaining = remaining[remaining.index(cur):]
+        old_skip = skip if cur == first else 0
+        if last_probe is not None:
+            _, sec, idx, desc = last_probe.rstrip("\n").split(" ", 3)
+            r = results[sec]
+            r["probes"] += int(idx) + 1 - old_skip
+            r["fails"].append({"t": "fail", "section": sec, "kind": how,
+                               "text": "%s; child stderr tail: %s" % (desc, tail), "msg": False})
+            skip = int(idx) + 1
+        else:
+            results[cur]["errors"].append("%s outside a probe; stderr tail: %s" % (how, tail))
+            results[cur]["ended"] = True
+            remaining = remaining[1:]
+            skip = 0
+    else:
+        for s in remaining:
+            results[s]["errors"].append("gave up after %d crashes/hangs" % MAX_RESTARTS)
+    return results
+
+
+_CACHE = {}
+
+
+def _results(section):
+    g = SECTION_GROUP[section]
+    if g not in _CACHE:
+        _CACHE[g] = _run_group(g)
+    return _CACHE[g][section]
+
+
+def _format(section, fails, probes):
+    kinds = {}
+    for f in fails:
+        kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    lines = ["%s: %d of %d probes break the policy: %s" % (section, len(fails), probes, kinds)]
+    seen = set()
+    for f in fails:
+        key = (f["kind"], re.sub(r"\d+", "N", f["text"])[:60])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("  [%s] %s" % (f["kind"], f["text"][:400]))
+        if len(lines) > 25:
+            break
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("section", list(SECTION_GROUP))
+def test_boundary(section):
+    r = _results(section)
+    assert not r["errors"], "%s: the section did not run through:\n%s" % (section, "\n".join(r["errors"]))
+    fails = [f for f in r["fails"] if not f["msg"]]
+    assert not fails, _format(section, fails, r["probes"])
+    assert r["probes"] >= MIN_PROBES[section], "%s: only %d probes" % (section, r["probes"])
+
+
+@pytest.mark.parametrize("section", MESSAGE_SECTIONS)
+def test_error_messages(section):
+    """IllegalActionError names the action (repr) and the legal ids; VectorGame's
+    names the env index; seat errors name the value; argument errors name the
+    argument."""
+    r = _results(section)
+    fails = [f for f in r["fails"] if f["msg"]]
+    assert not fails, _format(section, fails, r["probes"])
+
+
+# ---------------------------------------------------------------------------
+# child side
+# ---------------------------------------------------------------------------
+
+_RESULTS = None  # the child's result stream (fd 1); sys.stdout is sent to stderr
+
+
+def _emit(obj):
+    _RESULTS.write(json.dumps(obj) + "\n")
+    _RESULTS.flush()
+
+
+def _w(text):
+    os.write(2, (text.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+
+
+def _short(x, n=120):
+    try:
+        s = repr(x)
+    except Exception as e:  # noqa: BLE001
+        s = "<repr failed: %s>" % type(e).__name__
+    s = s.replace("\n", " ")
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def _desc(v):
+    return "%s %s" % (type(v).__name__, _short(v, 80))
+
+
+class Rep:
+    """Probe counter and failure sink of one section (JSON lines on stdout)."""
+
+    def __init__(self, section, skip):
+        self.section, self.skip, self.n = section, skip, 0
+
+    def start(self, what):
+        """Announce probe number ``self.n``; False if it is to be skipped (resume after a crash)."""
+        i = self.n
+        self.n += 1
+        if i < self.skip:
+            return False
+        _w("P %s %d %s" % (self.section, i, what[:300]))
+        return True
+
+    def fail(self, kind, text, msg=False):
+        _emit({"t": "fail", "section": self.section, "kind": kind, "text": text[:600], "msg": msg})
+
+
+def _call(fn):
+    try:
+        return True, fn()
+    except Exception as e:  # noqa: BLE001
+        return False, e
+
+
+def _exc(e):
+    return "%s: %s" % (type(e).__name__, _short(str(e), 200))
+
+
+def _expect_raise(rep, what, fn, exc):
+    """Run ``fn``; it must raise ``exc``. Returns (raised_expected, exception or None)."""
+    ok, res = _call(fn)
+    if ok:
+        rep.fail("accepted", "%s returned %s" % (what, _short(res, 80)))
+        return False, None
+    if not isinstance(res, exc):
+        rep.fail("wrong exception", "%s raised %s (want %s)" % (what, _exc(res), exc.__name__))
+        return False, res
+    return True, res
+
+
+def _ints_in(msg):
+    return {int(t) for t in re.findall(r"(?<![\w.])-?\d+(?![\w.])", msg)}
+
+
+def _check_action_msg(rep, what, e, value, legal, kind=None):
+    """The message names the action (its repr; for an in-range id of an accepted
+    type its number is enough) and every legal id."""
+    msg = str(e)
+    r = repr(value)
+    named = r in msg or (kind == "illegal" and int(value) in _ints_in(msg))
+    if len(r) <= 40 and not named:
+        rep.fail("message", "%s: message %r lacks repr %r of the action" % (what, _short(msg, 200), r), msg=True)
+        return
+    missing = sorted(set(legal) - _ints_in(msg))
+    if missing:
+        rep.fail("message", "%s: message %r lacks legal ids %s" % (what, _short(msg, 200), missing[:8]), msg=True)
+
+
+def _check_value_msg(rep, what, e, value):
+    msg = str(e)
+    r, s = repr(value), str(value)
+    if len(r) <= 40 and r not in msg and s not in msg:
+        rep.fail("message", "%s: message %r does not name the value %r" % (what, _short(msg, 200), r), msg=True)
+
+
+def _check_name_msg(rep, what, e, name):
+    msg = str(e)
+    if name not in msg and not (name == "rules" and "RuleConfig" in msg):
+        rep.fail("message", "%s: message %r does not name the argument %r" % (what, _short(msg, 200), name), msg=True)
+
+
+# ------------------------------- values ------------------------------------
+
+def _values():
+    import numpy as np
+    from decimal import Decimal
+    from fractions import Fraction
+
+    NP_INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+               np.intp, np.longlong]
+
+    def np_int_forms(a):
+        """Accepted (valid-type) forms of the int ``a``: numpy scalars and 0-d arrays."""
+        out = []
+        for t in NP_INTS:
+            info = np.iinfo(t)
+            if info.min <= a <= info.max:
+                out.append(t(a))
+        for dt in ("<i8", ">i8", "<u2", ">u2", "i4", "u1"):
+            info = np.iinfo(np.dtype(dt))
+            if info.min <= a <= info.max:
+                out.append(np.array(a, dtype=dt))
+        return out
+
+    OUT_OF_RANGE = [-1, -2, -155, -156, 156, 157, 199, 255, 256, 257, 1000, 2**15 - 1, 2**15, 2**16,
+                    2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, -2**63,
+                    -2**63 - 1, 2**64 - 1, 2**64, 2**64 + 1, -2**64, -2**70, 2**70, 10**30, -10**30,
+                    2**1000,
+                    np.int64(-1), np.int64(156), np.int64(2**40), np.int64(-2**63), np.int64(2**63 - 1),
+                    np.int32(-1), np.int32(2**31 - 1), np.int32(-2**31), np.int16(-1), np.int16(156),
+                    np.int16(-32768), np.int8(-1), np.int8(-128), np.uint8(156), np.uint8(255),
+                    np.uint16(156), np.uint16(65535), np.uint32(156), np.uint32(2**32 - 1), np.uint64(156),
+                    np.uint64(2**63), np.uint64(2**64 - 1), np.array(-1), np.array(156), np.array(2**40),
+                    np.array(-2**40), np.array(255, dtype=np.uint8), np.array(2**64 - 1, dtype=np.uint64),
+                    np.array(-1, dtype=">i8"), np.array(156, dtype=">i2")]
+
+    def wraps(a):
+        """Out-of-range ints that equal ``a`` modulo 2**8, 2**16, 2**32 or 2**64."""
+        return [a + 256, a - 256, a + 2**16, a - 2**16, a + 2**31, a + 2**32, a - 2**32, a + 2**63,
+                a - 2**63, a + 2**64, a - 2**64, a + 2**65, a + 2**128,
+                np.int64(a + 2**32), np.int64(a - 2**32), np.int64(a + 2**62), np.int64(a - 2**63),
+                np.uint64(a + 2**63), np.uint64(a + 2**32), np.uint32(a + 2**16), np.uint16(a + 256),
+                np.int16(a - 256), np.int32(a - 2**16), np.array(a + 2**32), np.array(a - 2**32),
+                np.array(a + 256, dtype=np.uint16)]
+
+    def odd_forms(a):
+        """Values of a wrong type that look like the int ``a``."""
+        return [float(a), np.float32(a), np.float64(a), np.float16(a), a + 0.5, float(a) + 1e-9,
+                str(a), " %d" % a, str(a).encode(), np.str_(str(a)), bytearray(str(a).encode()),
+                [a], (a,), {a: a}, {"action": a}, {a}, frozenset([a]), complex(a), complex(a, 1),
+                np.complex64(a), Fraction(a), Decimal(a), np.array([a]), np.array([[a]]), np.array([a, a]),
+                np.array(a, dtype=float), np.array(a, dtype=np.float32), np.array(a, dtype=object),
+                np.array([a], dtype=object), np.array(a, dtype=complex), np.array(str(a)),
+                np.array([a], dtype=np.int64)[0:1], range(a, a + 1), memoryview(bytes([a % 256])),
+                np.datetime64(a, "s"), (lambda: a), np.longdouble(a)]
+
+    ODD = [True, False, np.bool_(True), np.bool_(False), np.array(True), np.array([True]),
+           np.array(False), None, float("nan"), float("inf"), -float("inf"), np.float32("nan"),
+           np.float64("-inf"), "", " ", "nan", "None", b"", b"\x00", [], (), {}, set(), object(), Ellipsis,
+           int, np.int64, type, slice(1), np.array([], dtype=np.int64), np.zeros((2, 2), dtype=int),
+           np.zeros((0, 3), dtype=np.int8), np.array([1, 2, 3]), "1" * 1000, float(2**64), np.float64(1e300),
+           np.array(None), np.array([None]), np.array({}), Exception("x")]
+
+    BAD_SEATS = [-1, 4, 100000, -100000, 1.0, 1.7, "1", True, np.bool_(True), None,
+                 5, -4, -5, 2**31, 2**32, 2**32 + 1, 2**64, 2**64 + 3, -2**70, 2**63, -2**63,
+                 np.int64(-1), np.int64(4), np.uint8(4), np.int8(-1), np.uint64(2**64 - 1), np.int64(2**32 + 1),
+                 np.uint32(2**32 - 1), np.int16(-32768), np.array(1), np.array([1]), np.array(1.0), 0.0,
+                 float("nan"), float("inf"), "0", "player_1", b"1", [1], (1,), {1: 1}, {1}, False,
+                 np.bool_(False), 1 + 0j, np.float64(2), np.float32(0), Decimal(1), Fraction(1), object()]
+
+    def bad_index(n):
+        """Bad 0-based indices for a range of size ``n``."""
+        return [-1, -2, -n, -n - 1, n, n + 1, n + 4, 100, 2**31, 2**32, 2**32 + 1, 2**63, 2**64,
+                2**64 + 1, -2**64, -2**70, 10**30, np.int64(-1), np.int64(n), np.uint8(n), np.int8(-1),
+                np.uint64(2**64 - 1), np.int32(-1), np.int64(2**32), 0.0, 1.0, 0.5, float("nan"), float("inf"),
+                "0", "1", b"0", None, True, False, np.bool_(True), np.bool_(False), [0], (0,), {0: 0}, {0},
+                0j, np.float64(0), np.float32(1), np.array(0), np.array([0]), np.array(0.0),
+                Decimal(0), Fraction(0), object(), slice(0, 1), Ellipsis, np.str_("0")]
+
+    BAD_SEEDS = [-1, -2, -2**63, -2**64, -2**70, 2**64, 2**64 + 1, 2**65, 2**128, 10**30,
+                 np.int64(-1), np.int8(-1), 0.0, 1.0, 1.5, float("nan"), float("inf"), "0", "1", b"1",
+                 True, False, np.bool_(True), np.bool_(False), [1], (1,), {1: 1}, {1}, 1j, np.float64(1),
+                 np.float32(1), np.array([1]), np.array(1.0), np.array(1, dtype=object), np.array(1),
+                 Decimal(1), Fraction(1), object(), bytearray(b"1")]
+
+    return dict(np=np, np_int_forms=np_int_forms, OUT_OF_RANGE=OUT_OF_RANGE, wraps=wraps,
+                odd_forms=odd_forms, ODD=ODD, BAD_SEATS=BAD_SEATS, bad_index=bad_index,
+                BAD_SEEDS=BAD_SEEDS)
+
+
+V = None
+
+
+def action_probes(legal, rng, n_other=260):
+    """(value, kind) probes at a decision with legal ids ``legal``: kind is
+    "illegal" (an in-range id that is not legal), "range" (an integer outside
+    0..155) or "type" (not an accepted action type)."""
+    L = set(legal)
+    illegal = [a for a in range(156) if a not in L]
+    out = [(a, "illegal") for a in illegal]
+    other = []
+    for a in rng.sample(illegal, min(10, len(illegal))):
+        other += [(v, "illegal") for v in V["np_int_forms"](a)]
+    other += [(v, "range") for v in V["OUT_OF_RANGE"]]
+    for a in list(legal)[:6]:
+        other += [(v, "range") for v in V["wraps"](a)]
+    for a in list(legal)[:3] + rng.sample(illegal, min(2, len(illegal))):
+        other += [(v, "type") for v in V["odd_forms"](a)]
+    other += [(v, "type") for v in V["ODD"]]
+    rng.shuffle(other)
+    # the ODD constants (bools included) at every decision, the rest sampled
+    must = [(v, k) for v, k in other if k == "type" and any(v is c for c in V["ODD"])]
+    rest = [(v, k) for v, k in other if not any(v is c for c in V["ODD"])]
+    return out + must + rest[:n_other]
+
+
+# ------------------------------- games -------------------------------------
+
+GAME_CONFIGS = [  # RuleConfig overrides, auto_forced, seed
+    ({}, True, 11),
+    ({"hands_per_game": 1}, False, 12),
+    ({"hands_per_game": 1, "exchange": False}, True, 13),
+    ({"hands_per_game": 2, "discard_drawn": True, "kuikae": False, "chow_from": "previous"}, True, 14),
+    ({"hands_per_game": 1, "wins_to_close": 1, "furiten": True, "require_yaku": True,
+      "payment": "winner_only", "side_cards_public": True}, False, 15),
+]
+PROBE_AT = {0, 1, 4, 13, 31, 77, 160, 290}
+
+
+class GamePlayer:
+    """A seeded random-legal game that can be rebuilt from its history."""
+
+    def __init__(self, rules_kw, auto_forced, seed):
+        self.args = (rules_kw, auto_forced, seed)
+        self.hist = []
+        self.g = self._new()
+
+    def _new(self):
+        from majiang_env import Game, RuleConfig
+        kw, af, seed = self.args
+        return Game(rules=RuleConfig(**kw), seed=seed, auto_forced=af)
+
+    def restore(self):
+        self.g = self._new()
+        for a in self.hist:
+            self.g.step(a)
+
+
+def game_snap(g):
+    import numpy as np
+    return (g.current_player, g.done, tuple(g.legal_actions()), np.asarray(g.scores).tobytes(),
+            g.legal_mask().tobytes(), tuple(g.observe(s).tobytes() for s in range(4)),
+            str(g.phase), g.lap, g.hand_index)
+
+
+def game_full(g):
+    return json.dumps(g.record(legal=True), sort_keys=True)
+
+
+def flat_decisions(rec):
+    return [d[:2] for h in rec["hands"] for d in h["decisions"]]
+
+
+def game_points(rng, rep, valid_forms=False):
+    """Yield a GamePlayer at the PROBE_AT decisions of every GAME_CONFIGS game and
+    once more when it is finished. With ``valid_forms`` each move is made with a
+    random accepted form of the id and checked to have applied exactly that id."""
+    for kw, af, seed in GAME_CONFIGS:
+        gp = GamePlayer(kw, af, seed)
+        d = 0
+        while not gp.g.done:
+            if d in PROBE_AT:
+                yield gp
+            legal = gp.g.legal_actions()
+            a = rng.choice(legal)
+            if valid_forms:
+                forms = [a] + V["np_int_forms"](a)
+                f = rng.choice(forms)
+                before = flat_decisions(gp.g.record())
+                seat = gp.g.current_player
+                ok, res = _call(lambda: gp.g.step(f))
+                gp.hist.append(a)
+                if not ok:
+                    rep.fail("valid rejected", "Game.step(%s) at a decision with legal %s raised %s"
+                             % (_desc(f), legal, _exc(res)))
+                    gp.restore()
+                else:
+                    after = flat_decisions(gp.g.record())
+                    if after[:len(before) + 1] != before + [[seat, a]]:
+                        rep.fail("valid misapplied", "Game.step(%s): the record's next decision is %s, not %s"
+                                 % (_desc(f), after[len(before):len(before) + 1], [seat, a]))
+                        gp.restore()
+            else:
+                gp.g.step(a)
+                gp.hist.append(a)
+            d += 1
+        yield gp
+
+
+def sec_game_step(rep, rng):
+    from majiang_env import IllegalActionError
+    for gp in game_points(rng, rep, valid_forms=True):
+        g = gp.g
+        legal = g.legal_actions()
+        snap, full = game_snap(g), game_full(g)
+        for v, kind in action_probes(legal, rng):
+            what = "Game.step(%s) [%s; legal %s]" % (_desc(v), kind, legal if len(legal) < 20 else "...")
+            if not rep.start(what):
+                continue
+            good, e = _expect_raise(rep, what, lambda: g.step(v), IllegalActionError)
+            if good:
+                _check_action_msg(rep, what, e, v, legal, kind)
+            if game_snap(g) != snap:
+                rep.fail("state changed", "%s changed the game" % what)
+                gp.restore()
+                g = gp.g
+        if game_full(g) != full:
+            rep.fail("state changed", "rejected Game.step calls changed record(legal=True) (%s)" % (gp.args,))
+            gp.restore()
+
+
+def sec_game_is_legal(rep, rng):
+    import numpy as np
+    from majiang_env import IllegalActionError
+    for gp in game_points(rng, rep):
+        g = gp.g
+        legal = g.legal_actions()
+        snap, full = game_snap(g), game_full(g)
+        probes = action_probes(legal, rng) + [(a, "legal") for a in legal] + \
+            [(f, "legal") for a in legal[:3] for f in V["np_int_forms"](a)]
+        for v, kind in probes:
+            what = "Game.is_legal(%s) [%s]" % (_desc(v), kind)
+            if not rep.start(what):
+                continue
+            if kind == "type":
+                good, e = _expect_raise(rep, what, lambda: g.is_legal(v), IllegalActionError)
+                if good:  # the action's repr (is_legal has no duty to list the legal ids)
+                    _check_action_msg(rep, what, e, v, [])
+            else:
+                ok, res = _call(lambda: g.is_legal(v))
+                want = kind == "legal"
+                if not ok:
+                    rep.fail("wrong exception", "%s raised %s (want %s)" % (what, _exc(res), want))
+                elif not isinstance(res, (bool, np.bool_)) or bool(res) is not want:
+                    rep.fail("wrong answer", "%s returned %s (want %s)" % (what, _short(res), want))
+            if game_snap(g) != snap:
+                rep.fail("state changed", "%s changed the game" % what)
+                gp.restore()
+                g = gp.g
+        if game_full(g) != full:
+            rep.fail("state changed", "Game.is_legal calls changed record(legal=True)")
+            gp.restore()
+
+
+def _valid_squares(rng, hands):
+    import numpy as np
+    out = []
+    for _ in range(hands):
+        p = list(range(144))
+        rng.shuffle(p)
+        out.append(np.array(p, dtype=np.int64).reshape(4, 36))
+    return np.array(out)
+
+
+def _bad_squares(rng, hpg):
+    """(description, squares) that are not a (hpg, 4, 36) integer array of the 144 ids per hand."""
+    np = V["np"]
+    base = _valid_squares(rng, hpg)
+    out = []
+
+    def at():
+        return rng.randrange(hpg), rng.randrange(4), rng.randrange(36)
+
+    for _ in range(40):
+        s = base.copy()
+        i, j = at(), at()
+        while i[0] != j[0] or i == j:
+            j = at()
+        s[i] = s[j]
+        out.append(("duplicate card %d in hand %d" % (s[j], i[0]), s))
+    for v in (144, 145, 255, 256, 1000, -1, -144, 2**31 - 1, -2**31, 2**40, -2**62):
+        for _ in range(3):
+            s = base.copy()
+            s[at()] = v
+            out.append(("card id %d" % v, s))
+    for off in (2**32, -2**32, 2**16, 256, -256, 768, 2**33, 2**48, 2**62):
+        for _ in range(3):
+            s = base.copy()
+            i = at()
+            s[i] = s[i] + off
+            out.append(("card id + %d (equal modulo a power of two)" % off, s))
+    for _ in range(3):
+        s = base.astype(np.uint64)
+        s[at()] += np.uint64(2**63)
+        out.append(("uint64 card id + 2**63", s))
+        s = base.astype(np.uint64)
+        s[at()] += np.uint64(2**32)
+        out.append(("uint64 card id + 2**32", s))
+        s = base.astype(np.uint16)
+        s[at()] += np.uint16(256)
+        out.append(("uint16 card id + 256", s))
+    for dt in (np.float64, np.float32, np.float16, bool, object, complex, str, "U3", "S3", "datetime64[s]"):
+        try:
+            out.append(("dtype %s" % np.dtype(dt), base.astype(dt)))
+        except (TypeError, ValueError):
+            pass
+    f = base.astype(float)
+    f[0, 0, 0] = np.nan
+    out.append(("float with nan", f))
+    f = base.astype(float)
+    f[0, 1, 2] += 0.5
+    out.append(("float with a fraction", f))
+    # (the number of hands given is not probed: the contract does not say it must be hands_per_game)
+    shapes = [(hpg, 4, 35), (hpg, 4, 37), (hpg, 3, 36), (hpg, 5, 36), (hpg, 144),
+              (144 * hpg,), (hpg, 4, 36, 1), (1, hpg, 4, 36), (hpg, 36, 4)]
+    if hpg == 1:
+        shapes.append((4, 36))
+    for shp in shapes:
+        n = int(np.prod(shp))
+        flat = np.concatenate([np.arange(144)] * (n // 144 + 1))[:n]
+        out.append(("shape %s" % (shp,), flat.reshape(shp)))
+    out.append(("4x36 transposed to 36x4 (same ids)", base.transpose(0, 2, 1)))
+    lst = base.tolist()
+    l1 = json.loads(json.dumps(lst)); l1[0][0][0] = float(l1[0][0][0]); out.append(("list with a float", l1))
+    l1 = json.loads(json.dumps(lst))
+    k = l1[0][0].index(1) if 1 in l1[0][0] else None
+    if k is None:
+        for p in range(4):
+            if 1 in l1[0][p]:
+                l1[0][p][l1[0][p].index(1)] = True
+    else:
+        l1[0][0][k] = True
+    out.append(("list with True in place of card 1", l1))
+    l1 = json.loads(json.dumps(lst)); l1[0][1][5] = str(l1[0][1][5]); out.append(("list with a str", l1))
+    l1 = json.loads(json.dumps(lst)); l1[0][2][7] = None; out.append(("list with None", l1))
+    l1 = json.loads(json.dumps(lst)); l1[0][3].pop(); out.append(("ragged list", l1))
+    l1 = json.loads(json.dumps(lst)); l1[0][3].append(0); out.append(("ragged list, 37 ids", l1))
+    o = base.astype(object)
+    o[0, 0, 0] = True if base[0, 0, 0] == 1 else o[0, 0, 0] + 0.0
+    out.append(("object array with a bool/float", o))
+    out += [("a str", "squares"), ("an int", 5), ("a dict", {}), ("a float", 1.0), ("an object", object()),
+            ("True", True), ("bytes", bytes(144)), ("a 0-d array", np.array(0)), ("empty list", []),
+            ("list of empty lists", [[], [], [], []])]
+    return out
+
+
+def sec_game_ctor(rep, rng):
+    from majiang_env import Game, RuleConfig
+    np = V["np"]
+    ref = Game(seed=99)
+    ref.step(ref.legal_actions()[0])
+    ref_snap, ref_full = game_snap(ref), game_full(ref)
+    rules_opts = [None, RuleConfig(hands_per_game=1)]
+    for v in V["BAD_SEEDS"]:
+        for rules in rules_opts:
+            for af in (True, False):
+                what = "Game(seed=%s, rules=%s, auto_forced=%s)" % (_desc(v), rules and "hpg=1", af)
+                if rep.start(what):
+                    good, e = _expect_raise(rep, what, lambda: Game(rules=rules, seed=v, auto_forced=af), ValueError)
+                    if good:
+                        _check_name_msg(rep, what, e, "seed")
+    BAD_FLAGS = [0, 1, -1, 2, 1.0, 0.0, "True", "False", "", "yes", None, [], [True], (True,), {}, np.int64(1),
+                 np.int8(0), np.float64(1), 1j, np.array([True]), np.array(1), object(), b"1", "1",
+                 float("nan"), np.uint8(1)]
+    for v in BAD_FLAGS:
+        for seed in (0, 1, 2**64 - 1):
+            for rules in rules_opts:
+                what = "Game(seed=%d, auto_forced=%s)" % (seed, _desc(v))
+                if rep.start(what):
+                    good, e = _expect_raise(rep, what, lambda: Game(rules=rules, seed=seed, auto_forced=v), ValueError)
+                    if good:
+                        _check_name_msg(rep, what, e, "auto_forced")
+    BAD_RULES = ["default", "next", 4, 4.0, True, [], (1,), object(), {"hands_per_game": 0},
+                 {"hands_per_game": 5}, {"hands_per_game": 1.5}, {"hands_per_game": "1"},
+                 {"bogus": 1}, {"chow_from": "left"}, {"payment": None}, {"wins_to_close": 0},
+                 {"kuikae": "yes"}, RuleConfig]
+    for v in BAD_RULES:
+        for seed in (0, 7):
+            for af in (True, False):
+                what = "Game(rules=%s, seed=%d)" % (_desc(v), seed)
+                if rep.start(what):
+                    _expect_raise(rep, what, lambda: Game(rules=v, seed=seed, auto_forced=af), ValueError)
+    for hpg in (1, 2, 4):
+        rules = RuleConfig(hands_per_game=hpg)
+        # the valid squares of this shape are accepted (sanity of the probes below)
+        good_sq = _valid_squares(rng, hpg)
+        ok, res = _call(lambda: Game(rules=rules, seed=0, squares=good_sq))
+        if not ok:
+            rep.fail("valid rejected", "Game(squares=<valid (%d,4,36) int64>) raised %s" % (hpg, _exc(res)))
+        for _ in range(1 if hpg == 4 else 2):
+            for desc, sq in _bad_squares(rng, hpg):
+                for af in (True, False):
+                    what = "Game(hands_per_game=%d, squares=<%s>, auto_forced=%s)" % (hpg, desc, af)
+                    if rep.start(what):
+                        good, e = _expect_raise(rep, what, lambda: Game(rules=rules, seed=0, auto_forced=af,
+                                                                        squares=sq), ValueError)
+                        if good:
+                            _check_name_msg(rep, what, e, "squares")
+    if game_snap(ref) != ref_snap or game_full(ref) != ref_full:
+        rep.fail("state changed", "rejected Game(...) calls changed another, existing game")
+
+
+def _index_section(rep, rng, method):
+    import numpy as np
+    for gp in game_points(rng, rep):
+        g = gp.g
+        hpg = g.rules.hands_per_game
+        snap = game_snap(g)
+        for h in range(hpg):
+            ok, res = _call(lambda: getattr(g, method)(h))
+            if not ok:
+                rep.fail("valid rejected", "Game.%s(%d) (hands_per_game=%d) raised %s" % (method, h, hpg, _exc(res)))
+        for v in V["bad_index"](hpg):
+            what = "Game.%s(%s) (hands_per_game=%d)" % (method, _desc(v), hpg)
+            if not rep.start(what):
+                continue
+            _expect_raise(rep, what, lambda: getattr(g, method)(v), ValueError)
+            if game_snap(g) != snap:
+                rep.fail("state changed", "%s changed the game" % what)
+                gp.restore()
+                g = gp.g
+
+
+def sec_game_wins(rep, rng):
+    _index_section(rep, rng, "wins")
+
+
+def sec_game_hand_deltas(rep, rng):
+    _index_section(rep, rng, "hand_deltas")
+
+
+def _seat_views(g):
+    return [g.observe(s).tobytes() for s in range(4)]
+
+
+def sec_game_observe(rep, rng):
+    np = V["np"]
+    for gp in game_points(rng, rep):
+        g = gp.g
+        snap = game_snap(g)
+        views = _seat_views(g)
+        for s in range(4):
+            for f in [np.int8(s), np.int64(s), np.uint8(s), np.int16(s), np.uint64(s)]:
+                ok, res = _call(lambda: g.observe(f))
+                if not ok:
+                    rep.fail("valid rejected", "Game.observe(%s) raised %s" % (_desc(f), _exc(res)))
+                elif np.asarray(res).tobytes() != views[s]:
+                    rep.fail("wrong view", "Game.observe(%s) differs from Game.observe(%d)" % (_desc(f), s))
+        for v in V["BAD_SEATS"]:
+            what = "Game.observe(%s)" % _desc(v)
+            if not rep.start(what):
+                continue
+            ok, res = _call(lambda: g.observe(v))
+            if ok:
+                leak = [s for s in range(4) if isinstance(res, np.ndarray) and res.tobytes() == views[s]]
+                rep.fail("accepted", "%s returned %s" % (what, ("seat %d's view" % leak[0]) if leak else _short(res, 60)))
+            elif not isinstance(res, ValueError):
+                rep.fail("wrong exception", "%s raised %s (want ValueError)" % (what, _exc(res)))
+            else:
+                _check_value_msg(rep, what, res, v)
+            if game_snap(g) != snap:
+                rep.fail("state changed", "%s changed the game" % what)
+                gp.restore()
+                g = gp.g
+
+
+def sec_render_ansi(rep, rng):
+    from majiang_env.render import render_ansi
+    for gp in game_points(rng, rep):
+        g = gp.g
+        snap = game_snap(g)
+        for s in (None, 0, 3):
+            ok, res = _call(lambda: render_ansi(g, s))
+            if not ok or not isinstance(res, str):
+                rep.fail("valid rejected", "render_ansi(game, %r) gave %s" % (s, _exc(res) if not ok else _short(res)))
+        for v in V["BAD_SEATS"]:
+            if v is None:
+                continue
+            what = "render_ansi(game, %s)" % _desc(v)
+            if not rep.start(what):
+                continue
+            good, e = _expect_raise(rep, what, lambda: render_ansi(g, v), ValueError)
+            if good:
+                _check_value_msg(rep, what, e, v)
+            if game_snap(g) != snap:
+                rep.fail("state changed", "%s changed the game" % what)
+                gp.restore()
+                g = gp.g
+
+
+def sec_hidden_info(rep, rng):
+    """Two deals that differ only in cards hidden from the observer (in two
+    other seats' concealed hands, or deep in their squares), played with the
+    same decisions: the observer's bytes must be equal at every decision, for
+    every accepted seat form; bad seat forms raise and never return a view."""
+    from itertools import combinations
+    from majiang_env import Game, RuleConfig
+    np = V["np"]
+    bad_forms = [-1, 4, 100000, -100000, 1.0, 1.7, "1", True, np.bool_(True), None,
+                 -2, -3, -4, 5, 2**32, 2**32 + 3, 2**64 - 1, np.int64(-1), np.uint8(255), np.int8(-1)]
+    for rules in (RuleConfig(hands_per_game=1), RuleConfig(hands_per_game=1, exchange=False)):
+        for seed in (21, 22):
+            base = np.array(Game(rules=rules, seed=seed).record()["hands"][0]["squares"], dtype=np.int64)
+            for o in range(4):
+                for p, q in combinations([s for s in range(4) if s != o], 2):
+                    for where in ("hand", "square"):
+                        lo, hi = (0, 13) if where == "hand" else (26, 36)
+                        while True:
+                            i, j = rng.randrange(lo, hi), rng.randrange(lo, hi)
+                            if base[p, i] // 4 != base[q, j] // 4:
+                                break
+                        sw = base.copy()
+                        sw[p, i], sw[q, j] = base[q, j], base[p, i]
+                        g1 = Game(rules=rules, seed=seed, auto_forced=False, squares=base[None])
+                        g2 = Game(rules=rules, seed=seed, auto_forced=False, squares=sw[None])
+                        if where == "hand" and g1.observe(p).tobytes() == g2.observe(p).tobytes():
+                            rep.fail("test setup", "the swap did not change seat %d's own view" % p)
+                        step = 0
+                        while not g1.done and not g2.done:
+                            forms = [o, np.int8(o), np.int64(o), np.uint8(o)]
+                            want = g1.observe(o).tobytes()
+                            for f in forms:
+                                what = "observe(%s) after %d equal decisions (swap %s of seats %d,%d)" % (
+                                    _desc(f), step, where, p, q)
+                                if not rep.start(what):
+                                    continue
+                                a, b = _call(lambda: g1.observe(f)), _call(lambda: g2.observe(f))
+                                if not a[0] or not b[0]:
+                                    rep.fail("valid rejected", "%s raised %s" % (what, _exc(a[1] if not a[0] else b[1])))
+                                    continue
+                                if a[1].tobytes() != want:
+                                    rep.fail("wrong view", "%s differs from observe(%d)" % (what, o))
+                                if b[1].tobytes() != a[1].tobytes():
+                                    rep.fail("hidden card leak", "%s: seat %d's bytes differ between deals that differ "
+                                             "only in seats %d/%d's hidden cards" % (what, o, p, q))
+                            if step % 15 == 0:
+                                views = _seat_views(g1)
+                                for v in bad_forms:
+                                    what = "observe(%s) at decision %d" % (_desc(v), step)
+                                    if not rep.start(what):
+                                        continue
+                                    ok, res = _call(lambda: g1.observe(v))
+                                    if ok:
+                                        leak = [s for s in range(4) if isinstance(res, np.ndarray)
+                                                and res.tobytes() == views[s]]
+                                        rep.fail("hidden card leak" if leak else "accepted",
+                                                 "%s returned %s" % (what, ("seat %d's view" % leak[0]) if leak
+                                                                     else _short(res, 60)))
+                                    elif not isinstance(res, ValueError):
+                                        rep.fail("wrong exception", "%s raised %s" % (what, _exc(res)))
+                            if g1.current_player != g2.current_player:
+                                break
+                            common = sorted(set(g1.legal_actions()) & set(g2.legal_actions()))
+                            if not common:
+                                break
+                            a = rng.choice(common)
+                            g1.step(a)
+                            g2.step(a)
+                            step += 1
+
+
+# ------------------------------- vector ------------------------------------
+
+class VecPlayer:
+    def __init__(self, B, seed):
+        from majiang_env.vector import VectorGame
+        self.B, self.seed, self.hist = B, seed, []
+        self.vg = VectorGame(B, seed=seed)
+        self.out = self.vg.reset()
+
+    def legal(self):
+        return [self.vg.game(i).legal_actions() for i in range(self.B)]
+
+    def restore(self):
+        from majiang_env.vector import VectorGame
+        self.vg = VectorGame(self.B, seed=self.seed)
+        self.out = self.vg.reset()
+        for a in self.hist:
+            self.out = self.vg.step(a)
+
+    def advance(self, rng):
+        np = V["np"]
+        a = np.array([rng.choice(l) for l in self.legal()], dtype=np.int64)
+        self.out = self.vg.step(a)
+        self.hist.append(a)
+
+
+def vec_snap(vg):
+    return tuple(getattr(vg, n).tobytes() for n in ("obs", "mask", "player", "rewards", "done", "game_index"))
+
+
+def vec_full(vg):
+    return json.dumps([vg.record(i) for i in range(vg.num_envs)], sort_keys=True)
+
+
+def sec_vector_step(rep, rng):
+    from majiang_env import IllegalActionError
+    np = V["np"]
+    for B, seed, steps in ((5, 3, 14), (64, 4, 3)):
+        vp = VecPlayer(B, seed)
+        for k in range(steps):
+            for _ in range(rng.randrange(1, 25)):
+                vp.advance(rng)
+            vg = vp.vg
+            legal = vp.legal()
+            for i in range(B):
+                if sorted(np.flatnonzero(vp.out[1][i]).tolist()) != legal[i]:
+                    rep.fail("mask mismatch", "mask[%d] != game(%d).legal_actions()" % (i, i))
+            good = np.array([rng.choice(l) for l in legal], dtype=np.int64)
+            snap, full = vec_snap(vg), vec_full(vg)
+            probes = []
+            for r in rng.sample(range(B), min(B, 3)):
+                bad = action_probes(legal[r], rng, n_other=120)
+                for v, kind in rng.sample(bad, min(len(bad), 70 if B < 64 else 25)):
+                    if kind == "type":
+                        arr = [int(x) for x in good]
+                        arr[r] = v
+                        # a wrong-typed entry is a dtype error: the env index need not be named
+                        probes.append(("list, entry %d = %s [type]" % (r, _desc(v)), arr, -1))
+                        continue
+                    iv = int(v)
+                    if np.iinfo(np.int64).min <= iv <= np.iinfo(np.int64).max:
+                        arr = good.copy()
+                        arr[r] = iv
+                        probes.append(("int64 array, entry %d = %d [%s]" % (r, iv, kind), arr, r))
+                    arr = [int(x) for x in good]
+                    arr[r] = iv
+                    probes.append(("list of ints, entry %d = %d [%s]" % (r, iv, kind), arr, r))
+                for dt, val in (("u1", 200), ("u1", 156), ("i2", -1), ("u8", 2**63 + int(good[r])),
+                                ("u8", 2**64 - 1), ("i4", 2**31 - 1), ("i4", -2**31), ("u2", 256 + int(good[r])),
+                                ("i2", 256 + int(good[r])), (">i8", 2**32 + int(good[r])), ("u4", 2**32 - 1)):
+                    arr = good.astype(dt)
+                    arr[r] = val
+                    probes.append(("%s array, entry %d = %d [range]" % (dt, r, val), arr, r))
+                ill = [a for a in range(156) if a not in legal[r]]
+                for dt in ("u1", "i2", ">i8", "u8"):
+                    arr = good.astype(dt)
+                    arr[r] = rng.choice(ill)
+                    probes.append(("%s array, entry %d = %d [illegal]" % (dt, r, int(arr[r])), arr, r))
+            gl = good.tolist()
+            whole = [good.astype(bool), good.astype(float), good.astype(np.float32), good.astype(object),
+                     good.astype(complex), good.astype(str), good[:-1], np.concatenate([good, good[:1]]),
+                     good.reshape(B, 1), good.reshape(1, B), np.stack([good, good], 1), good[:0],
+                     np.array(int(good[0])), int(good[0]), np.int64(good[0]), None, "", str(gl), {0: 1},
+                     set(gl), gl[:-1], gl + [gl[0]], [[x] for x in gl], [float(x) for x in gl],
+                     [bool(x % 2) for x in gl], np.ones(B, dtype=bool), np.zeros(B, dtype=bool),
+                     np.full(B, np.nan), np.array([gl, gl]), good.astype("datetime64[s]"), object(),
+                     np.array([str(x) for x in gl], dtype=object), b"\x00" * B, 1.5]
+            for w in whole:
+                probes.append(("actions = %s [shape/dtype]" % _desc(w), w, None))
+            for what_, arr, r in probes:
+                what = "VectorGame(%d).step(%s)" % (B, what_)
+                if not rep.start(what):
+                    continue
+                ok, e = _expect_raise(rep, what, lambda: vg.step(arr), IllegalActionError)
+                if ok and r is not None and r >= 0:
+                    if r not in _ints_in(str(e)):
+                        rep.fail("message", "%s: message %r does not name env %d" % (what, _short(str(e), 200), r),
+                                 msg=True)
+                if vec_snap(vg) != snap:
+                    rep.fail("state changed", "%s changed the batch's buffers" % what)
+                    vp.restore()
+                    vg = vp.vg
+            if vec_full(vg) != full:
+                rep.fail("state changed", "rejected VectorGame.step calls changed a game of the batch")
+                vp.restore()
+            # accepted forms apply exactly the given actions (strided, big-endian, list)
+            for form in ("strided", "big-endian", "list", "uint8"):
+                vg = vp.vg
+                legal = vp.legal()
+                a = np.array([rng.choice(l) for l in legal], dtype=np.int64)
+                seats = [vg.game(i).current_player for i in range(B)]
+                before = [flat_decisions(vg.record(i)) for i in range(B)]
+                if form == "strided":
+                    buf = np.zeros(2 * B, dtype=np.int64)
+                    buf[::2] = a
+                    arg = buf[::2]
+                elif form == "big-endian":
+                    arg = a.astype(">i8")
+                elif form == "list":
+                    arg = a.tolist()
+                else:
+                    arg = a.astype(np.uint8)
+                ok, res = _call(lambda: vg.step(arg))
+                vp.hist.append(a)
+                if not ok:
+                    rep.fail("valid rejected", "VectorGame.step(<%s legal actions>) raised %s" % (form, _exc(res)))
+                    vp.restore()
+                    continue
+                vp.out = res
+                done = res[4]
+                for i in range(B):
+                    if done[i]:
+                        continue
+                    after = flat_decisions(vg.record(i))
+                    if after[:len(before[i]) + 1] != before[i] + [[seats[i], int(a[i])]]:
+                        rep.fail("valid misapplied", "VectorGame.step(<%s>): slot %d applied %s, not %s"
+                                 % (form, i, after[len(before[i]):len(before[i]) + 1], [seats[i], int(a[i])]))
+                        vp.restore()
+                        break
+
+
+def _vec_index_section(rep, rng, method):
+    np = V["np"]
+    for B, seed in ((3, 8), (6, 9)):
+        vp = VecPlayer(B, seed)
+        for k in range(10):
+            for _ in range(rng.randrange(1, 30)):
+                vp.advance(rng)
+            vg = vp.vg
+            snap, full = vec_snap(vg), vec_full(vg)
+            for i in (0, B - 1):
+                ok, res = _call(lambda: getattr(vg, method)(i))
+                if not ok:
+                    rep.fail("valid rejected", "VectorGame(%d).%s(%d) raised %s" % (B, method, i, _exc(res)))
+            for v in V["bad_index"](B):
+                what = "VectorGame(%d).%s(%s)" % (B, method, _desc(v))
+                if not rep.start(what):
+                    continue
+                _expect_raise(rep, what, lambda: getattr(vg, method)(v), ValueError)
+                if vec_snap(vg) != snap:
+                    rep.fail("state changed", "%s changed the batch" % what)
+                    vp.restore()
+                    vg = vp.vg
+            if vec_full(vg) != full:
+                rep.fail("state changed", "VectorGame.%s probes changed a game of the batch" % method)
+                vp.restore()
+
+
+def sec_vector_game(rep, rng):
+    _vec_index_section(rep, rng, "game")
+
+
+def sec_vector_record(rep, rng):
+    _vec_index_section(rep, rng, "record")
+
+
+def sec_vector_before_reset(rep, rng):
+    from majiang_env.vector import VectorGame
+    np = V["np"]
+    for B in (1, 4, 64):
+        calls = [("step(zeros)", lambda vg: vg.step(np.zeros(B, dtype=np.int64))),
+                 ("step(120s)", lambda vg: vg.step(np.full(B, 120, dtype=np.int64))),
+                 ("step(list)", lambda vg: vg.step([120] * B)),
+                 ("game(0)", lambda vg: vg.game(0)), ("record(0)", lambda vg: vg.record(0))]
+        for name, f in calls:
+            what = "VectorGame(%d) before reset(): %s" % (B, name)
+            if rep.start(what):
+                vg = VectorGame(B, seed=1)
+                _expect_raise(rep, what, lambda: f(vg), RuntimeError)
+
+
+def _tamper_views(arrs):
+    """Ways a caller may force the returned arrays writable; yields (how, writer)."""
+    import ctypes
+    np = V["np"]
+
+    def setflags(a, val):
+        a.setflags(write=True)
+        a[...] = val
+
+    def base(a, val):
+        b = a
+        while isinstance(b, np.ndarray) and not b.flags.writeable and b.base is not None:
+            b = b.base
+        if not isinstance(b, np.ndarray) or not b.flags.writeable:
+            raise ValueError("no writable base")
+        if b.dtype == a.dtype and b.size == a.size:
+            b.reshape(a.shape)[...] = val
+        else:
+            b[...] = val
+
+    def raw(a, val):
+        tmp = np.ascontiguousarray(np.broadcast_to(np.asarray(val, dtype=a.dtype), a.shape))
+        if not a.flags.c_contiguous:
+            raise ValueError("not contiguous")
+        ctypes.memmove(a.ctypes.data, tmp.ctypes.data, a.nbytes)
+
+    return [("setflags(write=True)", setflags), (".base", base), ("ctypes.memmove", raw)]
+
+
+def sec_vector_tamper(rep, rng):
+    """Writing into the returned arrays must fail, and nothing written into them
+    (even after forcing them writable) may let an illegal action through or
+    change how a legal one is applied."""
+    from majiang_env import IllegalActionError
+    np = V["np"]
+    for B, seed in ((5, 31), (64, 32)):
+        vp = VecPlayer(B, seed)
+        vp.advance(rng)
+        names = ("obs", "mask", "player", "rewards", "done")
+        for n, a in zip(names, vp.out):
+            what = "VectorGame(%d): %s[...] = 1 on the array step() returned" % (B, n)
+            if rep.start(what):
+                _expect_raise(rep, what, lambda: a.__setitem__(Ellipsis, 1), ValueError)
+            what = "VectorGame(%d): vg.%s[...] = 1" % (B, n)
+            if rep.start(what):
+                _expect_raise(rep, what, lambda: getattr(vp.vg, n).__setitem__(Ellipsis, 1), ValueError)
+        for k in range(6 if B < 64 else 3):
+            for _ in range(rng.randrange(1, 20)):
+                vp.advance(rng)
+            for how, writer in _tamper_views(None):
+                vg = vp.vg
+                legal = vp.legal()
+                seats = [vg.game(i).current_player for i in range(B)]
+                obs, mask, player = vp.out[0], vp.out[1], vp.out[2]
+                full = vec_full(vg)
+                # 1. mark every action legal and move the turn: an illegal action must still be refused
+                ok1 = _call(lambda: writer(mask, 1))[0]
+                ok2 = _call(lambda: writer(player, (np.asarray(seats) + 1) % 4))[0]
+                _call(lambda: writer(obs, 0))
+                for r in rng.sample(range(B), min(B, 3)):
+                    ill = [a for a in range(156) if a not in legal[r]]
+                    a = np.array([rng.choice(l) for l in legal], dtype=np.int64)
+                    a[r] = rng.choice(ill)
+                    what = "VectorGame(%d) after %s wrote mask=1/player+1 (%s): illegal %d in env %d" % (
+                        B, how, "written" if ok1 or ok2 else "write refused", a[r], r)
+                    if not rep.start(what):
+                        continue
+                    _expect_raise(rep, what, lambda: vg.step(a), IllegalActionError)
+                    if vec_full(vg) != full:
+                        rep.fail("tamper let through", "%s: a game of the batch changed" % what)
+                        vp.restore()
+                        vg = vp.vg
+                        break
+                else:
+                    # 2. zero the mask and move the turn: legal actions still apply, for the right seats
+                    _call(lambda: writer(mask, 0))
+                    _call(lambda: writer(player, (np.asarray(seats) + 2) % 4))
+                    a = np.array([rng.choice(l) for l in legal], dtype=np.int64)
+                    before = [flat_decisions(vg.record(i)) for i in range(B)]
+                    what = "VectorGame(%d) after %s wrote mask=0/player+2: legal step" % (B, how)
+                    if rep.start(what):
+                        ok, res = _call(lambda: vg.step(a))
+                        vp.hist.append(a)
+                        if not ok:
+                            rep.fail("tamper changed validation", "%s raised %s" % (what, _exc(res)))
+                            vp.restore()
+                        else:
+                            vp.out = res
+                            for i in range(B):
+                                after = flat_decisions(vg.record(i))
+                                if not res[4][i] and after[:len(before[i]) + 1] != before[i] + [[seats[i], int(a[i])]]:
+                                    rep.fail("tamper changed play", "%s: env %d applied %s, not %s" % (
+                                        what, i, after[len(before[i]):len(before[i]) + 1], [seats[i], int(a[i])]))
+                                    vp.restore()
+                                    break
+                    else:
+                        vp.hist.append(a)
+                        vp.out = vg.step(a)
+        # many more illegal probes after a raw write of the whole mask buffer
+        vg = vp.vg
+        for k in range(4):
+            legal = vp.legal()
+            full = vec_full(vg)
+            _call(lambda: _tamper_views(None)[2][1](vp.out[1], 1))
+            for r in range(min(B, 8)):
+                ill = [a for a in range(156) if a not in legal[r]]
+                for bad in rng.sample(ill, 5):
+                    a = np.array([l[0] for l in legal], dtype=np.int64)
+                    a[r] = bad
+                    what = "VectorGame(%d) after a raw mask write: illegal %d in env %d" % (B, bad, r)
+                    if not rep.start(what):
+                        continue
+                    _expect_raise(rep, what, lambda: vg.step(a), IllegalActionError)
+            if vec_full(vg) != full:
+                rep.fail("tamper let through", "VectorGame(%d): an illegal action changed a game after a raw mask write" % B)
+                vp.restore()
+                vg = vp.vg
+            vp.advance(rng)
+            vg = vp.vg
+
+
+def sec_game_seed(rep, rng):
+    from majiang_env.vector import game_seed
+    np = V["np"]
+    ref = [game_seed(0, 0), game_seed(5, 3), game_seed(2**64 - 1, 7)]
+    seeds = [0, 1, 7, 12345, 2**32, 2**63, 2**64 - 1]
+    indices = [0, 1, 3, 7, 100, 12345, 2**32, 2**40, 2**50, 2**60]
+    bad_idx = [-1, -2, -2**63, -2**70, 2**64, 2**64 + 1, 2**128, np.int64(-1), np.int8(-1), 0.0, 1.0,
+               float("nan"), "0", b"0", None, True, False, np.bool_(True), np.bool_(False), [0], (0,), {0: 0},
+               1j, np.float64(0), np.array([0]), np.array(0.0), np.array(0), object()]
+    for v in V["BAD_SEEDS"]:
+        for p in indices + [2, 5, 9]:
+            what = "game_seed(%s, %d)" % (_desc(v), p)
+            if rep.start(what):
+                good, e = _expect_raise(rep, what, lambda: game_seed(v, p), ValueError)
+                if good:
+                    _check_name_msg(rep, what, e, "seed")
+    for v in bad_idx:
+        for p in seeds + [3, 99, 2**40, 2**50, 42, 2**20, 2**60, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47]:
+            what = "game_seed(%d, %s)" % (p, _desc(v))
+            if rep.start(what):
+                good, e = _expect_raise(rep, what, lambda: game_seed(p, v), ValueError)
+                if good:
+                    _check_name_msg(rep, what, e, "index")
+    if [game_seed(0, 0), game_seed(5, 3), game_seed(2**64 - 1, 7)] != ref:
+        rep.fail("state changed", "game_seed results changed after rejected calls")
+
+
+def sec_selfplay(rep, rng):
+    import numba
+    from decimal import Decimal
+    from majiang_env import selfplay
+    np = V["np"]
+    nan = float("nan")
+    ref = selfplay(num_games=1, seed=0, num_envs=1)
+    threads = numba.get_num_threads()
+    BAD = {
+        "num_games": [-1, -2**70, 2**64 + 1, 2**200, 1.0, 1.5, nan, "1", b"1", None, True, False, np.bool_(True),
+                      [1], (1,), {1: 1}, 1j, np.float64(1), np.array(1.0), np.array([1]), Decimal(1), object()],
+        "agents": [("random",) * 3, ("random",) * 5, (), "random", "rand", "greedy", b"rrrr",
+                   (["random"], "random", "random", "random"), ["random"], ("random", "random", "random", None),
+                   (1, 2, 3, 4), (0, 0, 0, 0), ("bogus",) * 4, ("random", "random", "random", "gredy"),
+                   ("", "", "", ""), {"random": 1}, None, 5, 1.0, True, [["random"]] * 4,
+                   ("random", "random", "random", b"random"), ("random", "random", "random", ("random",)),
+                   ("random", "random", "random", 0), (True,) * 4, (1.0,) * 4, object()],
+        "seed": [-1, -2**70, 2**64, 2**64 + 1, 1.0, nan, "0", b"0", True, False, np.bool_(False), [0], (0,),
+                 {}, 1j, np.float32(0), np.array([0]), np.array(0.0), object()],
+        "num_envs": [0, -1, -2**70, 2**64 + 1, 1.0, 2.5, nan, "1", b"1", None, True, False, np.bool_(True), [1],
+                     (1,), 1j, np.float64(1), np.array([1]), object()],
+        "first_game": [-1, -2**70, 2**63, 2**63 + 1, 2**64, 2**64 + 1, 2**100, 1.0, nan, "0", None, True, False,
+                       np.bool_(False), [0], np.float64(0), np.array([0]), np.uint64(2**63),
+                       np.uint64(2**64 - 1), object()],
+        "num_threads": [0, -1, -2**70, 2**64 + 1, 10**6, 1.0, nan, "1", b"1", True, False, np.bool_(True), [1],
+                        (1,), 1j, np.float64(1), np.array([1]), object()],
+        "rules": ["default", 1, 1.0, True, [], (1,), object(), {"hands_per_game": 0}, {"hands_per_game": 5},
+                  {"bogus": 1}, {"hands_per_game": "1"}, {"hands_per_game": 1.5}],
+        "progress": ["yes", 1, 0, 1.0, [], {}, np.int64(1), object()],
+    }
+    partners = [dict(num_games=1, num_envs=1, seed=0, agents=("random",) * 4, first_game=0, num_threads=None),
+                dict(num_games=2, num_envs=2, seed=5, agents=("greedy", "random", "random", "random"),
+                     first_game=3, num_threads=1),
+                dict(num_games=1, num_envs=4, seed=2**64 - 1, agents=("random", "greedy", "greedy", "random"),
+                     first_game=7, num_threads=None),
+                dict(num_games=2, num_envs=1, seed=9, agents=("greedy",) * 4, first_game=0, num_threads=1)]
+    for p in partners:
+        ok, res = _call(lambda: selfplay(**p))
+        if not ok:
+            rep.fail("valid rejected", "selfplay(%s) raised %s" % (p, _exc(res)))
+    reps = 0
+    while rep.n < 1100:
+        for arg, vals in BAD.items():
+            for v in vals:
+                base = dict(partners[(reps + len(arg)) % len(partners)])
+                base[arg] = v
+                what = "selfplay(%s=%s) (others %s)" % (arg, _desc(v), {k: x for k, x in base.items() if k != arg})
+                if rep.start(what):
+                    good, e = _expect_raise(rep, what, lambda: selfplay(**base), ValueError)
+                    if good:
+                        _check_name_msg(rep, what, e, arg)
+                    if numba.get_num_threads() != threads:
+                        rep.fail("state changed", "%s left numba's thread count at %d (was %d)"
+                                 % (what, numba.get_num_threads(), threads))
+                        numba.set_num_threads(threads)
+                reps += 1
+        again = selfplay(num_games=1, seed=0, num_envs=1)
+        for k in ("games", "hands", "decisions", "mean_points", "wins"):
+            if again[k] != ref[k]:
+                rep.fail("state changed", "after rejected calls selfplay(1, seed=0) gives %s=%s, was %s"
+                         % (k, again[k], ref[k]))
+
+
+# ------------------------------- PettingZoo ----------------------------------
+
+AGENTS = ["player_%d" % i for i in range(4)]
+
+
+def canon(x):
+    np = V["np"]
+    if isinstance(x, dict):
+        return ("D", tuple(sorted((repr(k), canon(v)) for k, v in x.items())))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(canon(v) for v in x))
+    if isinstance(x, np.ndarray):
+        return ("A", x.dtype.str, x.shape, x.tobytes())
+    if isinstance(x, np.generic):
+        return ("G", x.dtype.str, x.tobytes())
+    return (type(x).__name__, repr(x))
+
+
+def pz_snap(e):
+    u = e.unwrapped
+    parts = [repr(e.agent_selection), tuple(e.agents)]
+    for n in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
+        parts.append(canon(getattr(u, n)))
+        if hasattr(type(e), n) or n in vars(e):
+            parts.append(canon(getattr(e, n)))
+    for a in AGENTS:
+        o = u.observe(a)
+        parts.append(canon(o))
+    g = getattr(u, "game", None)
+    if g is not None:
+        parts.append(json.dumps(g.record()))
+    return tuple(parts)
+
+
+class PZPlayer:
+    """A seeded random-legal AEC episode (raw_env or env) that can be rebuilt."""
+
+    def __init__(self, make, seed):
+        self.make, self.seed, self.hist = make, seed, []
+        self.e = make()
+        self.e.reset(seed=seed)
+
+    def restore(self):
+        self.e = self.make()
+        self.e.reset(seed=self.seed)
+        for a in self.hist:
+            self.e.step(a)
+
+    def legal(self):
+        np = V["np"]
+        return np.flatnonzero(self.e.observe(self.e.agent_selection)["action_mask"]).tolist()
+
+    def alive(self):
+        a = self.e.agent_selection
+        return bool(self.e.agents) and not (self.e.terminations[a] or self.e.truncations[a])
+
+
+def pz_points(rng, make_env, extra=()):
+    configs = [({"hands_per_game": 1}, 41), ({}, 42), ({"hands_per_game": 1, "exchange": False}, 43)]
+    for kw, seed in configs:
+        pp = PZPlayer(lambda kw=kw: make_env(kw), seed)
+        d = 0
+        while pp.alive():
+            if d in PROBE_AT or d in extra:
+                yield pp
+            a = rng.choice(pp.legal())
+            pp.e.step(a)
+            pp.hist.append(a)
+            d += 1
+
+
+def _pz_step_section(rep, rng, make_env, name, illegal_ends):
+    from majiang_env import IllegalActionError
+    for pp in pz_points(rng, make_env):
+        e = pp.e
+        legal = pp.legal()
+        snap = pz_snap(e)
+        probes = action_probes(legal, rng, n_other=150)
+        if illegal_ends:
+            ill = [p for p in probes if p[1] == "illegal"]
+            keep = rng.sample(ill, min(4, len(ill))) + [(f, "illegal") for f in V["np_int_forms"](ill[0][0])[:3]]
+            probes = [p for p in probes if p[1] != "illegal"] + keep
+        for v, kind in probes:
+            what = "%s.step(%s) [%s]" % (name, _desc(v), kind)
+            if not rep.start(what):
+                continue
+            if illegal_ends and kind == "illegal":
+                offender = e.agent_selection
+                ok, res = _call(lambda: e.step(v))
+                if not ok:
+                    rep.fail("wrong exception", "%s raised %s (want: the game ends, offender -1000)" % (what, _exc(res)))
+                else:
+                    rw, te, tr = dict(e.rewards), dict(e.terminations), dict(e.truncations)
+                    want = {a: (-1000 if a == offender else 0) for a in AGENTS}
+                    if any(float(rw.get(a, 1e9)) != want[a] for a in AGENTS):
+                        rep.fail("wrong outcome", "%s: rewards %s, want %s" % (what, rw, want))
+                    if not all(te.get(a) for a in AGENTS) or not all(tr.get(a) for a in AGENTS):
+                        rep.fail("wrong outcome", "%s: terminations %s truncations %s, want all True" % (what, te, tr))
+                pp.restore()
+                e = pp.e
+                continue
+            good, ex = _expect_raise(rep, what, lambda: e.step(v), IllegalActionError)
+            if good:
+                _check_action_msg(rep, what, ex, v, legal, kind)
+            if pz_snap(e) != snap:
+                rep.fail("state changed", "%s changed the env (state, rewards, infos or agent selection)" % what)
+                pp.restore()
+                e = pp.e
+
+
+def sec_raw_step(rep, rng):
+    import majiang_env
+    _pz_step_section(rep, rng, lambda kw: majiang_env.raw_env(**kw), "raw_env()", illegal_ends=False)
+
+
+def sec_env_step(rep, rng):
+    import majiang_env
+    _pz_step_section(rep, rng, lambda kw: majiang_env.env(**kw), "env()", illegal_ends=True)
+
+
+def sec_raw_observe(rep, rng):
+    import majiang_env
+    np = V["np"]
+    bad = ["player_4", "player_-1", "player_00", "player_01", "player_ 1", " player_0", "player_0 ", "PLAYER_0",
+           "Player_0", "player_0\x00", "player_", "player", "", "player_1.0", "player_+1", "player_10",
+           "player_\u0663", "player_\u00b3", "player_\uff11", "player_4294967296", "player_-4294967295",
+           "player_18446744073709551616", "agent_0", "0", "1", "seat_0", "player_0player_1",
+           0, 1, 3, -1, 4, None, True, False, 1.0, b"player_0", ("player_0",), ["player_0"], {"player_0": 1},
+           np.int64(0), np.array("player_0"), np.array(["player_0"]), object(), Ellipsis, {"player_0"}]
+    for pp in pz_points(rng, lambda kw: majiang_env.raw_env(**kw), extra=(2, 7, 20, 50)):
+        e = pp.e
+        snap = pz_snap(e)
+        for v in bad:
+            what = "raw_env().observe(%s)" % _desc(v)
+            if not rep.start(what):
+                continue
+            good, ex = _expect_raise(rep, what, lambda: e.observe(v), ValueError)
+            if good:
+                _check_value_msg(rep, what, ex, v)
+            if pz_snap(e) != snap:
+                rep.fail("state changed", "%s changed the env" % what)
+                pp.restore()
+                e = pp.e
+
+
+def sec_pz_before_reset(rep, rng):
+    import majiang_env
+    for name, make in (("raw_env()", majiang_env.raw_env), ("env()", majiang_env.env)):
+        calls = [("step(110)", lambda e: e.step(110)), ("step(120)", lambda e: e.step(120)),
+                 ("step(None)", lambda e: e.step(None)), ("observe('player_0')", lambda e: e.observe("player_0")),
+                 ("last()", lambda e: e.last())]
+        for cname, f in calls:
+            for kw in ({}, {"hands_per_game": 1}):
+                what = "%s before reset(): %s" % (name, cname)
+                if rep.start(what):
+                    e = make(**kw)
+                    _expect_raise(rep, what, lambda: f(e), RuntimeError)
+    for cname, acts in (("step({'player_0': 120})", {"player_0": 120}), ("step({})", {}),
+                        ("step({'player_0': 110})", {"player_0": 110})):
+        for kw in ({}, {"hands_per_game": 1}):
+            what = "parallel_env() before reset(): %s" % cname
+            if rep.start(what):
+                p = majiang_env.parallel_env(**kw)
+                _expect_raise(rep, what, lambda: p.step(acts), RuntimeError)
+
+
+def sec_parallel_step(rep, rng):
+    import majiang_env
+    from majiang_env import IllegalActionError
+    np = V["np"]
+
+    class PP:
+        def __init__(self, kw, seed):
+            self.kw, self.seed, self.hist = kw, seed, []
+            self._new()
+
+        def _new(self):
+            self.p = majiang_env.parallel_env(**self.kw)
+            self.obs, _ = self.p.reset(seed=self.seed)
+
+        def restore(self):
+            self._new()
+            for a in self.hist:
+                self.obs = self.p.step(a)[0]
+
+        def acting(self):
+            return self.p.aec_env.agent_selection
+
+        def legal(self):
+            return np.flatnonzero(self.obs[self.acting()]["action_mask"]).tolist()
+
+    def snap(pp):
+        return (tuple(pp.p.agents), pz_snap(pp.p.aec_env))
+
+    for kw, seed in (({"hands_per_game": 1}, 51), ({}, 52), ({"hands_per_game": 1, "exchange": False}, 53)):
+        pp = PP(kw, seed)
+        d = 0
+        while pp.p.agents:
+            if d in PROBE_AT:
+                legal = pp.legal()
+                who = pp.acting()
+                s0 = snap(pp)
+                probes = action_probes(legal, rng, n_other=150)
+                ill = [x for x in probes if x[1] == "illegal"]
+                probes = [x for x in probes if x[1] != "illegal"] + rng.sample(ill, min(4, len(ill)))
+                for v, kind in probes:
+                    what = "parallel_env().step({%r: %s}) [%s]" % (who, _desc(v), kind)
+                    if not rep.start(what):
+                        continue
+                    if kind == "illegal":
+                        ok, res = _call(lambda: pp.p.step({who: v}))
+                        if not ok:
+                            rep.fail("wrong exception", "%s raised %s (want: the game ends)" % (what, _exc(res)))
+                        else:
+                            rw, te, tr = res[1], res[2], res[3]
+                            want = {a: (-1000 if a == who else 0) for a in AGENTS}
+                            if any(float(rw.get(a, 1e9)) != want[a] for a in AGENTS):
+                                rep.fail("wrong outcome", "%s: rewards %s, want %s" % (what, rw, want))
+                            if not all(te.get(a) for a in AGENTS) or not all(tr.get(a) for a in AGENTS):
+                                rep.fail("wrong outcome", "%s: terminations %s truncations %s" % (what, te, tr))
+                        pp.restore()
+                        continue
+                    good, ex = _expect_raise(rep, what, lambda: pp.p.step({who: v}), IllegalActionError)
+                    if good:
+                        _check_action_msg(rep, what, ex, v, legal, kind)
+                    if snap(pp) != s0:
+                        rep.fail("state changed", "%s changed the env" % what)
+                        pp.restore()
+            a = {pp.acting(): rng.choice(pp.legal())}
+            pp.obs = pp.p.step(a)[0]
+            pp.hist.append(a)
+            d += 1
+
+
+# ------------------------------- SingleAgentEnv ------------------------------
+
+def _single_section(rep, rng, illegal_mode):
+    from majiang_env import IllegalActionError
+    from majiang_env.wrappers import SingleAgentEnv
+    np = V["np"]
+
+    class SP:
+        def __init__(self, kw, seed):
+            self.kw, self.seed, self.hist = kw, seed, []
+            self._new()
+
+        def _new(self):
+            self.e = SingleAgentEnv(**self.kw)
+            self.e.reset(seed=self.seed)
+            self.over = False
+
+        def restore(self):
+            self._new()
+            for a in self.hist:
+                self.e.step(a)
+
+    def snap(e):
+        return (json.dumps(e.game.record()), e.action_masks().tobytes(), repr(e.seat))
+
+    kws = [dict(seat=0, hands_per_game=1), dict(seat=2, hands_per_game=1, exchange=False), dict(seat=3),
+           dict(seat=1, opponents="greedy", hands_per_game=1)]
+    for j, kw in enumerate(kws):
+        if illegal_mode is not None:
+            kw = dict(kw, illegal=illegal_mode)
+        sp = SP(kw, 60 + j)
+        d = 0
+        while True:
+            legal = np.flatnonzero(sp.e.action_masks()).tolist()
+            if not legal:
+                break
+            if d in PROBE_AT or d in (2, 8, 20):
+                e = sp.e
+                s0 = snap(e)
+                full = json.dumps(e.game.record(legal=True))
+                probes = action_probes(legal, rng, n_other=150)
+                if illegal_mode is None:
+                    ill = [x for x in probes if x[1] == "illegal"]
+                    probes = [x for x in probes if x[1] != "illegal"] + rng.sample(ill, min(5, len(ill)))
+                for v, kind in probes:
+                    what = "SingleAgentEnv(%s).step(%s) [%s]" % (kw, _desc(v), kind)
+                    if not rep.start(what):
+                        continue
+                    if illegal_mode is None and kind == "illegal":
+                        ok, res = _call(lambda: e.step(v))
+                        if not ok:
+                            rep.fail("wrong exception", "%s raised %s (want: the episode ends)" % (what, _exc(res)))
+                        else:
+                            _, reward, term, trunc, info = res
+                            if not (term or trunc) or reward != -1000.0 or info.get("illegal") is not True:
+                                rep.fail("wrong outcome", "%s: reward %r terminated %r truncated %r info[illegal] %r"
+                                         % (what, reward, term, trunc, info.get("illegal")))
+                        sp.restore()
+                        e = sp.e
+                        continue
+                    good, ex = _expect_raise(rep, what, lambda: e.step(v), IllegalActionError)
+                    if good:
+                        _check_action_msg(rep, what, ex, v, legal, kind)
+                    if snap(e) != s0:
+                        rep.fail("state changed", "%s changed the env" % what)
+                        sp.restore()
+                        e = sp.e
+                if json.dumps(sp.e.game.record(legal=True)) != full:
+                    rep.fail("state changed", "rejected SingleAgentEnv.step calls changed the game record")
+                    sp.restore()
+            a = rng.choice(legal)
+            out = sp.e.step(a)
+            sp.hist.append(a)
+            d += 1
+            if out[2] or out[3]:
+                break
+
+
+def sec_single_raise(rep, rng):
+    _single_section(rep, rng, "raise")
+
+
+def sec_single_terminate(rep, rng):
+    _single_section(rep, rng, None)
+
+
+def sec_single_seat(rep, rng):
+    from majiang_env.wrappers import SingleAgentEnv
+    bad = [v for v in V["BAD_SEATS"] if v is not None] + ["Random", "RANDOM", "random ", "", "east", "0", "seat_0"]
+    for v in bad:
+        what = "SingleAgentEnv(seat=%s)" % _desc(v)
+        if not rep.start(what):
+            continue
+
+        def make():
+            e = SingleAgentEnv(seat=v, hands_per_game=1)
+            e.reset(seed=0)
+            return e.seat
+
+        good, ex = _expect_raise(rep, what, make, ValueError)
+        if good:
+            _check_value_msg(rep, what, ex, v)
+
+
+# ------------------------------- child main ----------------------------------
+
+def _child(spec):
+    import random
+    import warnings
+    warnings.simplefilter("ignore")
+    global V, _RESULTS
+    _RESULTS = os.fdopen(os.dup(1), "w")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    import majiang_env  # noqa: F401  (compiles or loads the kernel)
+    try:
+        import gymnasium
+        gymnasium.logger.set_level(50)
+    except Exception:  # noqa: BLE001
+        pass
+    V = _values()
+    _w("READY")
+    skip = spec.get("skip", 0)
+    for sec in spec["sections"]:
+        _w("S " + sec)
+        rep = Rep(sec, skip)
+        skip = 0
+        rng = random.Random("fuzz-boundary-" + sec)
+        try:
+            globals()["sec_" + sec](rep, rng)
+        except Exception:  # noqa: BLE001
+            _emit({"t": "error", "section": sec, "tb": traceback.format_exc()[-3000:]})
+        else:
+            _emit({"t": "end", "section": sec, "probes": rep.n - rep.skip})
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--child":
+        _child(json.loads(sys.argv[2]))
+    else:
+        sections = sys.argv[1:] or list(SECTION_GROUP)
+        for s in sections:
+            r = _results(s)
+            fails = r["fails"]
+            print(_format(s, fails, r["probes"]) if fails or r["errors"] else "%s: ok (%d probes)" % (s, r["probes"]))
+            for e in r["errors"]:
+                print("  ERROR:", e[-2000:])
