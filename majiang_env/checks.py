@@ -75,17 +75,42 @@ def as_seed(seed) -> int:
     return as_int("seed", seed, 0, 2 ** 64 - 1)
 
 
-def action_id(action, legal=None, where=""):
+def action_id(action, context=None):
     """``action`` as an int if it is an integer (or 0-d integer array); else
-    ``ActionSpaceError`` naming it, ``where`` (e.g. the phase and seat) and,
-    when given, the ``legal`` ids. The id's range is not checked here."""
+    ``ActionSpaceError`` naming it and ``context()`` (called only then: e.g. the
+    phase, seat and legal ids). The id's range is not checked here."""
+    if type(action) is int:
+        return action
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action[()]
     if not is_int(action):
         raise ActionSpaceError(
             f"action must be an int (or numpy integer) in 0..{NUM_ACTIONS - 1}, got {action!r} "
-            f"({type(action).__name__}){where}" + ("" if legal is None else f"; legal ids {list(legal)}"))
+            f"({type(action).__name__})" + ("" if context is None else f"; {context()}"))
     return int(action)
+
+
+def _holds_bool(nest) -> bool:
+    if isinstance(nest, (list, tuple)):
+        return any(map(_holds_bool, nest))
+    return isinstance(nest, (bool, np.bool_))
+
+
+def int_array(name: str, value, error=ValueError) -> np.ndarray:
+    """``value`` (an array, or a regular nest of lists of ints) as an integer
+    ndarray, or ``error`` naming ``name``. Ragged nests, bools, floats and
+    strings are refused."""
+    arr = value
+    if not isinstance(value, np.ndarray):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError, OverflowError):
+            raise error(f"{name} must be an integer array; got a ragged or mixed "
+                        f"{type(value).__name__}") from None
+    if arr.dtype.kind not in "iu" or (arr is not value and _holds_bool(value)):
+        raise error(f"{name} must be an integer array; got {type(value).__name__} of "
+                    f"{'bool' if arr.dtype.kind in 'iu' else arr.dtype} {arr.shape}")
+    return arr
 
 
 def in_action_range(a: int) -> bool:

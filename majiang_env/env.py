@@ -175,7 +175,7 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
             raw.step(action)  # only None is accepted for a dead agent
             self._has_updated = True
             return
-        a = action_id(action, raw.game.legal_actions())
+        a = action_id(action, lambda: f"legal ids {raw.game.legal_actions()}")
         if not in_action_range(a):
             raise ActionSpaceError(f"action {action!r} is not in Discrete({NUM_ACTIONS}); "
                                    f"legal ids {raw.game.legal_actions()}")

@@ -9,7 +9,8 @@ import json
 import numpy as np
 
 from . import tables
-from .checks import ActionSpaceError, IllegalActionError, action_id, as_bool, as_int, as_seat, as_seed, in_action_range
+from .checks import (ActionSpaceError, IllegalActionError, action_id, as_bool, as_int, as_seat, as_seed,
+                     in_action_range, int_array)
 from .kernel import core
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE, observe as _observe
@@ -32,8 +33,8 @@ _check_seed = as_seed  # old private name, still imported by majiang_env.distrib
 
 
 def _check_squares(squares):
-    arr = np.asarray(squares)
-    if arr.dtype.kind not in "iu" or arr.ndim != 3 or arr.shape[1:] != (4, 36) \
+    arr = int_array("squares", squares)
+    if arr.ndim != 3 or arr.shape[1:] != (4, 36) \
             or not 1 <= arr.shape[0] <= 4:
         raise ValueError(f"squares must be an integer array of shape (hands, 4, 36) with 1-4 hands, "
                          f"got {arr.dtype} {arr.shape}")
@@ -112,18 +113,22 @@ class Game:
     def step(self, action) -> np.ndarray:
         """Apply ``action`` (and forced actions after it); return the points each
         seat gained in hands that closed during this call (int64[4])."""
-        what = "the game is over" if self.done else f"phase {self.phase}, seat {self.current_player}"
-        a = action_id(action, self.legal_actions(), where=f"; {what}")
-        if not in_action_range(a) or not self._mask[a]:
+        a = action_id(action, self._where)
+        if not (0 <= a < NUM_ACTIONS and self._mask[a]):
             raise (IllegalActionError if in_action_range(a) else ActionSpaceError)(
                 f"action {action!r} ({action_name(a) if in_action_range(a) else 'out of range'}) "
-                f"is not legal: {what}, legal ids {self.legal_actions()}")
+                f"is not legal: {self._where()}")
         self._n = core.advance(self._st, self._rules, self._wt, a)
         core.write_mask(self._st, self._mask)
         h = self.closed_hand
         if h is not None:
             return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)
         return np.zeros(4, np.int64)
+
+    def _where(self) -> str:
+        """The decision, for error messages."""
+        what = "the game is over" if self.done else f"phase {self.phase}, seat {self.current_player}"
+        return f"{what}, legal ids {self.legal_actions()}"
 
     @property
     def closed_hand(self):
@@ -309,12 +314,28 @@ def _lookup(obj, path):
     return obj
 
 
+_MAX_DEPTH = 12  # a valid record's containers nest 8 deep at most (record.hands[h].wins[w].patterns[p].melds)
+
+
+def _check_depth(record):
+    """RecordError if ``record`` nests deeper than any valid record (checked
+    without recursion, so that no later step can hit Python's recursion limit)."""
+    stack = [(record, 0)]
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, (dict, list, tuple)):
+            if depth >= _MAX_DEPTH:
+                raise RecordError(f"record nests deeper than {_MAX_DEPTH} levels; no valid record does")
+            stack.extend((v, depth + 1) for v in (obj.values() if isinstance(obj, dict) else obj))
+
+
 def _load(record):
     if isinstance(record, (str, bytes, bytearray)):
         try:
             record = json.loads(record)
         except (ValueError, RecursionError) as e:
             raise RecordError(f"record is not valid JSON: {_short(str(e), 200)}") from None
+    _check_depth(record)
     _fields(record, _RECORD_KEYS, "record")
     if record["format"] != RECORD_FORMAT:
         raise RecordError(f"record.format: unknown format {_short(record['format'])}; "
@@ -330,6 +351,7 @@ def _load(record):
     hands = record["hands"]
     if not isinstance(hands, list) or not 1 <= len(hands) <= rules.hands_per_game:
         raise RecordError(f"record.hands must be a list of 1..{rules.hands_per_game} hands")
+    lengths = set()  # the decisions' lengths: all 2 ([seat, action]) or all 3 (with legal ids)
     for h, hand in enumerate(hands):
         where = f"record.hands[{h}]"
         _fields(hand, _HAND_KEYS, where)
@@ -350,6 +372,10 @@ def _load(record):
                                   f"[seat, action, legal ids], got {_short(d)}")
             if len(d) == 3:
                 _int_list(d[2], f"{where}.decisions[{i}][2]")
+            lengths.add(len(d))
+            if len(lengths) > 1:
+                raise RecordError(f"{where}.decisions[{i}] is {_short(d)}: a record gives the legal ids "
+                                  f"with every decision or with none")
     return record, rules
 
 

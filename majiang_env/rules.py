@@ -15,14 +15,54 @@ NUM_KINDS = 36
 NUM_CARDS = 144
 COLOURS = ("青", "赤", "黄", "緑")  # blue, red, yellow, green
 COLOUR_NAMES = ("blue", "red", "yellow", "green")
+COLOUR_LETTERS = ("B", "R", "Y", "G")  # the face letter of a card's English name: B5 = blue five
 SEAT_WINDS = ("東", "南", "西", "北")
+
+# ---- names for people (views, messages) -----------------------------------
+# One table per language; "en" is the default of the view functions. The record
+# format (Game.wins, majiang-record/1) keeps its Japanese names: ``kind_name``
+# defaults to "ja" because ``Game.wins`` calls it for the record's "melds" and
+# "pair" fields.
+LANGS = ("en", "ja")
+SEAT_NAMES = {"en": ("East", "South", "West", "North"), "ja": SEAT_WINDS}
+CIRCLE_NAMES = {"en": ("blue", "red", "yellow", "green", "white"),
+                "ja": ("青", "赤", "黄", "緑", "白")}
+MELD_NAMES = {"en": {1: "pung", 2: "chow", 3: "ankan", 4: "minkan"},
+              "ja": {1: "刻", 2: "順", 3: "暗", 4: "明"}}
+# pattern names as Game.wins writes them (Japanese, record content) -> English
+PATTERN_NAMES_EN = {"連順": "consecutive runs", "跳順": "runs step 2", "筋順": "runs step 3",
+                    "端順": "end runs (123+789)", "同順": "identical runs",
+                    "連刻": "consecutive triplets", "跳刻": "triplets step 2",
+                    "筋刻": "triplets step 3", "端刻": "end triplets (1+9)",
+                    "同刻": "identical triplets", "自色刻": "own-colour triplet"}
+_OFFSET_NAMES = {"en": ("", "next seat", "opposite seat", "previous seat"), "ja": ("", "+1", "+2", "+3")}
+_CHOW_NAMES = ("low", "middle", "high")
+
+
+def check_lang(lang) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, not {lang!r}")
+    return lang
+
+
+def seat_name(seat: int, lang: str = "en") -> str:
+    """East / South / West / North (``lang="ja"``: 東 南 西 北) for seats 0-3."""
+    return SEAT_NAMES[check_lang(lang)][seat]
+
+
+def pattern_name(name: str, lang: str = "en") -> str:
+    """A scoring pattern's name for people; ``name`` as ``Game.wins`` gives it (Japanese)."""
+    return PATTERN_NAMES_EN.get(name, name) if check_lang(lang) == "en" else name
 
 
 def card_kind(card_id: int) -> int:
     return card_id // 4
 
 
-def kind_name(kind: int) -> str:
+def kind_name(kind: int, lang: str = "ja") -> str:
+    """青5 (``lang="en"``: B5, blue five). The default is the record's name (see above)."""
+    if check_lang(lang) == "en":
+        return f"{COLOUR_LETTERS[kind // 9]}{kind % 9 + 1}"
     return f"{COLOURS[kind // 9]}{kind % 9 + 1}"
 
 
@@ -50,27 +90,30 @@ A_RON = 117        # 117-119 栄 ron on the claimable discard of seat offset id 
 A_EXCHANGE = 120   # 120-155 変 set aside one card of kind id - A_EXCHANGE
 
 
-def action_name(a: int) -> str:
-    if a < 36:
-        return f"打{kind_name(a)}"
-    if a < 72:
-        return f"暗{kind_name(a - 36)}"
-    if a < 108:
-        return f"明{kind_name(a - 72)}"
-    if a == 108:
-        return "模"
-    if a == 109:
+def action_name(a: int, lang: str = "en") -> str:
+    """An action id for people, without game context: ``discard B5``, ``ankan B5``,
+    ``minkan B5``, ``tsumo``, ``pass``, ``draw``, ``pung (next seat)``, ``chow (low)``,
+    ``ron (next seat)``, ``exchange B5``; ``lang="ja"``: 打青5 暗青5 明青5 模 pass 引
+    刻(+1) 順(low) 栄(+1) 変青5."""
+    en = check_lang(lang) == "en"
+    if not isinstance(a, (int, np.integer)) or not 0 <= a < NUM_ACTIONS:
+        return f"<invalid {a}>"
+    if a == A_TSUMO:
+        return "tsumo" if en else "模"
+    if a == A_PASS:
         return "pass"
-    if a == 110:
-        return "引"
-    if a < 114:
-        return f"刻(+{a - 110})"
-    if a < 117:
-        return f"順({('low', 'middle', 'high')[a - 114]})"
-    if a < 120:
-        return f"栄(+{a - 116})"
-    if a < 156:
-        return f"変{kind_name(a - 120)}"
+    if a == A_DRAW:
+        return "draw" if en else "引"
+    if A_PUNG <= a < A_CHOW:
+        return f"pung ({_OFFSET_NAMES['en'][a - A_PUNG + 1]})" if en else f"刻(+{a - A_PUNG + 1})"
+    if A_CHOW <= a < A_RON:
+        return f"chow ({_CHOW_NAMES[a - A_CHOW]})" if en else f"順({_CHOW_NAMES[a - A_CHOW]})"
+    if A_RON <= a < A_EXCHANGE:
+        return f"ron ({_OFFSET_NAMES['en'][a - A_RON + 1]})" if en else f"栄(+{a - A_RON + 1})"
+    for base, word, ja in ((A_DISCARD, "discard", "打"), (A_ANKAN, "ankan", "暗"),
+                           (A_MINKAN, "minkan", "明"), (A_EXCHANGE, "exchange", "変")):
+        if base <= a < base + NUM_KINDS:
+            return f"{word} {kind_name(a - base, 'en')}" if en else f"{ja}{kind_name(a - base, 'ja')}"
     return f"<invalid {a}>"
 
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from . import tables
 from .threads import check_threads, numba_threads
-from .checks import IllegalActionError, ResetNeededError, as_bool, as_int, as_seed
+from .checks import (IllegalActionError, ResetNeededError, as_bool, as_int, as_seed, in_action_range,
+                     int_array, is_int)
 from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
@@ -109,8 +110,10 @@ class VectorGame:
 
     def _actions(self, actions):
         """``actions`` as int64 (B,), each legal in its slot, or IllegalActionError."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+        if isinstance(actions, (list, tuple)) and len(actions) == self.num_envs:
+            actions = self._list_actions(actions)
+        a = int_array("actions", actions, IllegalActionError)
+        if a.shape != (self.num_envs,):
             raise IllegalActionError(f"actions must be an integer array of shape ({self.num_envs},), "
                                      f"got {a.dtype} {a.shape}")
         a64 = a.astype(np.int64)  # uint64 ids past 2**63 wrap negative: never legal
@@ -121,6 +124,22 @@ class VectorGame:
             raise IllegalActionError(f"action {a[i]!r} is not legal in env {i} (seat {int(row[L.CUR])}); "
                                      f"legal ids {legal}")
         return a64
+
+    def _list_actions(self, actions) -> np.ndarray:
+        """A list of B actions as int64: each entry an int (numpy ints and 0-d
+        integer arrays too; not bool), else IllegalActionError naming the env."""
+        out = np.empty(self.num_envs, np.int64)
+        for i, v in enumerate(actions):
+            if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":
+                v = v[()]
+            if not is_int(v):
+                raise IllegalActionError(f"actions[{i}] (env {i}) must be an int, got {v!r:.80} "
+                                         f"({type(v).__name__})")
+            if not in_action_range(int(v)):
+                raise IllegalActionError(f"action {int(v)} is not legal in env {i}: "
+                                         f"action ids are 0..{NUM_ACTIONS - 1}")
+            out[i] = v
+        return out
 
     def step(self, actions):
         """Apply one legal action per slot (for the player to act there).

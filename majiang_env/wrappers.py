@@ -153,7 +153,7 @@ class SingleAgentEnv(gym.Env):
             raise ResetNeededError("call reset() before step()")
         if g.done or self._over:
             raise RuntimeError("the episode is over; call reset()")
-        a = action_id(action, g.legal_actions())
+        a = action_id(action, lambda: f"legal ids {g.legal_actions()}")
         if not in_action_range(a):
             raise ActionSpaceError(f"action {action!r} is not in Discrete({NUM_ACTIONS}); "
                                    f"legal ids {g.legal_actions()}")

@@ -10,6 +10,7 @@ from majiang_env import Game, env, parallel_env, raw_env
 from majiang_env.kernel import layout as L
 from majiang_env.kernel.observe import OBS_SIZE
 from majiang_env.render import render_ansi, render_html, render_rgb
+from majiang_env.rules import NUM_ACTIONS
 
 
 def test_api():
@@ -36,7 +37,7 @@ def test_render_modes():
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     e = env(render_mode="ansi")
     e.reset(seed=3)
-    assert "東" in e.render()
+    assert "East" in e.render()
 
 
 def test_render_functions_full_game():
@@ -125,7 +126,7 @@ def test_spaces_cached():
     for a in e.possible_agents:
         assert e.observation_space(a) is e.observation_space(a)
         assert e.action_space(a) is e.action_space(a)
-        assert e.action_space(a).n == 156
+        assert e.action_space(a).n == NUM_ACTIONS
     assert e.metadata["name"] == "majiang_v1"
 
 
@@ -189,7 +190,7 @@ def test_classic_wrapper_equals_stacked_wrappers(seed, illegal_at):
     for e in (ours, theirs):
         e.reset(seed=seed)
         with pytest.raises(AssertionError):
-            e.step(156)
+            e.step(NUM_ACTIONS)
         with pytest.raises(AssertionError):
             e.step(None)
     assert str(ours) == str(theirs) == "majiang_v1"

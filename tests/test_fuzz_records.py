@@ -1,6 +1,6 @@
 """Record-mutation fuzz of ``majiang_env.replay`` (``majiang-record/1``).
 
-Written from the public contract (API.md "Game record", the ``replay``
+Written from the public contract (docs/api.md "Game record", the ``replay``
 docstring and the boundary's error policy), not from the implementation. Each
 mutated record must either
 

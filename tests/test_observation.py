@@ -8,6 +8,7 @@ import pytest
 from majiang_env import Game, RuleConfig
 from majiang_env.kernel import layout as L
 from majiang_env.kernel import observe as O
+from majiang_env.rules import A_CHOW, A_DRAW, A_EXCHANGE, A_PUNG, A_RON
 from helpers import biased_choice, card_places
 
 S = O.OBS_SCALAR
@@ -63,7 +64,7 @@ def game():
 
 def test_hand_drawn_and_scalars(game):
     g = game
-    assert g.current_player == 0 and g.legal_actions() == [110]
+    assert g.current_player == 0 and g.legal_actions() == [A_DRAW]
     for seat in range(4):
         o = g.observe(seat)
         assert (seg(o, O.OBS_HAND, 0, 36) == counts(HANDS[seat])).all()
@@ -71,7 +72,7 @@ def test_hand_drawn_and_scalars(game):
         assert o[S + 3] == 1 and o[S + 4] == 1 and o[S + 5] == 0 and o[S + 6] == 0
         assert o[S + 9] == 0  # exchange off: no 変 decisions
         assert (o[S + 18:S + 22] == 23).all()  # 36 - 13 dealt
-    g.step(110)  # seat 0 draws 青9 (kind 8)
+    g.step(A_DRAW)  # seat 0 draws 青9 (kind 8)
     o0 = g.observe(0)
     assert o0[O.OBS_DRAWN + 8] == 1 and o0[O.OBS_DRAWN:O.OBS_DRAWN + 36].sum() == 1
     assert (seg(o0, O.OBS_HAND, 0, 36) == counts(HANDS[0])).all()  # not in the hand yet
@@ -90,7 +91,7 @@ def test_hand_drawn_and_scalars(game):
 def test_discard_drawn_shows_drawn_card_once():
     rules = RuleConfig(hands_per_game=1, exchange=False, discard_drawn=True)
     g = Game(rules, seed=0, auto_forced=False, squares=deal(HANDS, DRAWS))
-    g.step(110)
+    g.step(A_DRAW)
     o = g.observe(0)
     assert o[O.OBS_DRAWN + 8] == 1
     assert (seg(o, O.OBS_HAND, 0, 36) == counts(HANDS[0])).all()
@@ -99,7 +100,7 @@ def test_discard_drawn_shows_drawn_card_once():
 
 def test_river_claims_flags_and_melds(game):
     g = game
-    g.step(110)
+    g.step(A_DRAW)
     g.step(4)                                   # seat 0: 打 青5
     for seat in range(4):
         o = g.observe(seat)
@@ -107,8 +108,8 @@ def test_river_claims_flags_and_melds(game):
         assert seg(o, O.OBS_RIVER, r0, 18).tolist() == [5] + [0] * 17
         claim = o[O.OBS_CLAIM:O.OBS_CLAIM + 4].tolist()
         assert claim == [0 if r != r0 or seat == 0 else 5 for r in range(4)]
-    assert g.current_player == 1 and g.is_legal(113)
-    g.step(113)                                 # seat 1: 刻 on seat 0's 青5 (offset 3)
+    assert g.current_player == 1 and g.is_legal(A_PUNG + 2)
+    g.step(A_PUNG + 2)                                 # seat 1: 刻 on seat 0's 青5 (offset 3)
     o1 = g.observe(1)
     assert meld(o1, 0, 0) == [1, 5, 5]
     assert o1[O.OBS_HAND + 4] == 0 and o1[S + 7] == 2 and o1[S + 8] == 5
@@ -120,13 +121,13 @@ def test_river_claims_flags_and_melds(game):
         assert o[O.OBS_RFLAG + (0 - seat) % 4 * 18] == 1 << (1 - seat) % 4
         assert o[S + 18 + (1 - seat) % 4] == 22    # 13 dealt + the stand-in
     g.step(30)                                  # seat 1: 打 緑4
-    g.step(110)
+    g.step(A_DRAW)
     g.step(8)                                   # seat 2: 引, 打 青9
     o3 = g.observe(3)
     # seat 3 may use seat 0's (r1), seat 1's (r2) and seat 2's (r3) latest discards
     assert o3[O.OBS_CLAIM:O.OBS_CLAIM + 4].tolist() == [0, 5, 31, 9]
-    assert g.is_legal(114)
-    g.step(114)                                 # seat 3: 順 青5-6-7, 青5 the low card
+    assert g.is_legal(A_CHOW)
+    g.step(A_CHOW)                                 # seat 3: 順 青5-6-7, 青5 the low card
     for seat in range(4):
         o = g.observe(seat)
         assert meld(o, (3 - seat) % 4, 0) == [2, 5, 5]
@@ -166,8 +167,8 @@ def test_win_flags_retired_and_scores():
             p = g.current_player
             h = g.hand_index
             g.step(a)
-            if 117 <= a <= 119 and g.hand_index == h:
-                q = (p + a - 116) % 4
+            if A_RON <= a < A_EXCHANGE and g.hand_index == h:
+                q = (p + a - A_RON + 1) % 4
                 for o_seat in range(4):
                     o = g.observe(o_seat)
                     n = int((seg(o, O.OBS_RIVER, (q - o_seat) % 4, 18) > 0).sum())
@@ -188,21 +189,21 @@ def test_kan_melds_and_flags():
     hands[1] = [4, 4, 4, 12, 12, 12, 12, 22, 23, 31, 32, 33, 34]  # four 赤4 for 暗, pung 青5
     hands[2] = [3, 3, 3, 8, 15, 16, 17, 24, 25, 26, 5, 6, 7]
     g = Game(NO_EXCHANGE, seed=0, auto_forced=False, squares=deal(hands, DRAWS))
-    g.step(110)
+    g.step(A_DRAW)
     g.step(4)
-    g.step(113)                    # seat 1: 刻 青5 (keeps a third 青5 in hand)
+    g.step(A_PUNG + 2)                    # seat 1: 刻 青5 (keeps a third 青5 in hand)
     assert g.is_legal(36 + 12) and g.is_legal(72 + 4)
     g.step(72 + 4)                 # 明 on the 青5 刻
     o = g.observe(0)
     assert meld(o, 1, 0) == [4, 5, 5]
     assert seg(o, O.OBS_RIVER, 1, 18)[0] == 5 and o[O.OBS_RFLAG + 18] == 256
-    g.step(110)
+    g.step(A_DRAW)
     g.step(8)                      # seat 2
-    g.step(110)
+    g.step(A_DRAW)
     g.step(0)                      # seat 3
-    g.step(110)
+    g.step(A_DRAW)
     g.step(0)                      # seat 0
-    g.step(110)
+    g.step(A_DRAW)
     assert g.is_legal(36 + 12)
     g.step(36 + 12)                # seat 1: 暗 赤4
     o = g.observe(2)

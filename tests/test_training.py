@@ -12,6 +12,7 @@ import agents  # noqa: E402
 from agents import evaluation, ppo  # noqa: E402
 from majiang_env import Game  # noqa: E402
 from majiang_env.vector import VectorGame  # noqa: E402
+from majiang_env.rules import NUM_ACTIONS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +35,7 @@ def test_features_shape_and_single_row():
     x = ppo.features(obs, mask)
     assert x.shape == (8, ppo.N_FEATURES) and x.dtype == np.float32 and np.isfinite(x).all()
     assert np.array_equal(ppo.features(obs[3], mask[3]), x[3])
-    assert np.array_equal(x[:, -156:], mask.astype(np.float32))
+    assert np.array_equal(x[:, -NUM_ACTIONS:], mask.astype(np.float32))
 
 
 def test_advantages_give_each_seat_its_hand_delta():
@@ -98,7 +99,7 @@ def test_policy_only_picks_legal_actions(deterministic):
         assert (mask[np.arange(32), a] == 1).all()
         obs, mask, player, _, _ = vg.step(a)
     with pytest.raises(ValueError):
-        agent({"observation": obs[0], "action_mask": np.zeros(156, np.int8)})
+        agent({"observation": obs[0], "action_mask": np.zeros(NUM_ACTIONS, np.int8)})
 
 
 def test_save_load_round_trip(tmp_path):

@@ -7,6 +7,8 @@ from gymnasium.utils.env_checker import check_env
 import agents
 from majiang_env import Game
 from majiang_env.wrappers import ENV_ID, SingleAgentEnv, make_agent
+from majiang_env.kernel.observe import OBS_SIZE
+from majiang_env.rules import A_DRAW, NUM_ACTIONS
 
 needs_greedy = pytest.mark.skipif(not hasattr(agents, "GreedyAgent"), reason="agents.GreedyAgent not available")
 
@@ -41,7 +43,7 @@ def test_gym_make_and_render():
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     env = SingleAgentEnv(render_mode="ansi", seat=1)
     env.reset(seed=1)
-    assert "東" in env.render()
+    assert "East" in env.render()
     assert SingleAgentEnv().render() is None
 
 
@@ -54,7 +56,7 @@ def test_episode_rewards_add_up_to_scores(seat):
         assert np.isclose(sum(rewards), 0.5 * info["scores"][env.seat])
         assert not env.action_masks().any() and not info["action_mask"].any()
         with pytest.raises(RuntimeError):
-            env.step(110)
+            env.step(A_DRAW)
 
 
 def test_observation_is_the_seat_view_and_mask_is_the_game_mask():
@@ -116,7 +118,7 @@ def test_opponent_specs():
 def test_make_agent():
     a = make_agent("random", seed=5)
     b = make_agent(agents.RandomAgent, seed=5)
-    obs = {"observation": np.zeros(436, np.int16), "action_mask": np.ones(156, np.int8)}
+    obs = {"observation": np.zeros(OBS_SIZE, np.int16), "action_mask": np.ones(NUM_ACTIONS, np.int8)}
     assert [a(obs) for _ in range(5)] == [b(obs) for _ in range(5)]
 
 
@@ -142,7 +144,7 @@ def test_illegal_actions():
     with pytest.raises(ValueError):
         env.step(bad)
     with pytest.raises(ValueError):
-        env.step(156)
+        env.step(NUM_ACTIONS)
     assert env.game.record() == before
     with pytest.raises(RuntimeError):
         SingleAgentEnv().step(0)
