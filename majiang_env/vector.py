@@ -28,6 +28,7 @@ from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
+from .kernel.players import AGENT_CODES
 from .rules import NUM_ACTIONS, make_rules
 
 
@@ -87,6 +88,8 @@ class VectorGame:
         self._done = np.zeros(B, np.bool_)
         self._hand_closed = np.zeros(B, np.bool_)
         self._game_index = np.zeros(B, np.int64)
+        self._agent_rng = np.zeros((B, 1), np.uint64)   # each slot's in-kernel agent stream
+        self._dt = None                                  # the deficiency table, once an agent needs it
         for name in ("mask", "obs", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
 
@@ -104,7 +107,7 @@ class VectorGame:
         reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
         with numba_threads(self.num_threads):
             reset(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
-                  self._game_index, np.uint64(self.seed))
+                  self._game_index, self._agent_rng, np.uint64(self.seed))
         self._ready = True
         return self.obs, self.mask, self.player
 
@@ -153,8 +156,46 @@ class VectorGame:
         step = batch.batch_step if self._parallel() else batch.batch_step_serial
         with numba_threads(self.num_threads):
             step(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
-                 self._rewards, self._done, self._hand_closed, self._game_index, a, np.uint64(self.seed))
+                 self._rewards, self._done, self._hand_closed, self._game_index, self._agent_rng, a,
+                 np.uint64(self.seed))
         return self.obs, self.mask, self.player, self.rewards, self.done
+
+    def policy_actions(self, agent, rows=None) -> np.ndarray:
+        """The actions an in-kernel agent (``"random"`` or ``"greedy"``) chooses for
+        the player to act in slots ``rows`` (default: every slot), as int64.
+
+        The agent decides from what that player may see, as ``selfplay``'s agents
+        do, and draws from the slot's own agent stream, which restarts with each
+        game: if every decision of a game is taken this way, the game equals the
+        one ``selfplay`` plays with the same agents and seed. ``agent`` may also
+        be a sequence with one name per row.
+        """
+        if not self._ready:
+            raise ResetNeededError("call reset() before policy_actions()")
+        rows = self._rows(rows)
+        names = [agent] * len(rows) if isinstance(agent, str) else list(agent) \
+            if isinstance(agent, (list, tuple)) else None
+        if names is None or len(names) != len(rows) or any(not isinstance(n, str) or n not in AGENTS
+                                                           for n in names):
+            raise ValueError(f"agent must be one of {sorted(AGENTS)} or a list of such names, one per row "
+                             f"({len(rows)} rows), got {agent!r:.200}")
+        codes = np.array([AGENTS[n] for n in names], np.int32)
+        if self._dt is None and (codes == batch.AGENT_GREEDY).any():
+            self._dt = tables.deficiency_table()
+        out = np.empty(len(rows), np.int64)
+        batch.batch_agent_actions(self._st, self._rules, self._wt, rows, codes, self._agent_rng,
+                                  self._dt if self._dt is not None else _NO_TABLE, out)
+        return out
+
+    def _rows(self, rows) -> np.ndarray:
+        """Slot indices as int64 (default: all), each in 0..num_envs-1, or ValueError."""
+        if rows is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        r = int_array("rows", rows)
+        if r.ndim != 1 or (r.size and (r.min() < 0 or r.max() >= self.num_envs)):
+            raise ValueError(f"rows must be a 1-d array of slot indices in 0..{self.num_envs - 1}, "
+                             f"got shape {r.shape}" + (f", values {r.min()}..{r.max()}" if r.size else ""))
+        return r.astype(np.int64)
 
     def _slot(self, i) -> int:
         if not self._ready:
@@ -171,7 +212,8 @@ class VectorGame:
         return self.game(i).record()
 
 
-AGENTS = {"random": batch.AGENT_RANDOM, "greedy": batch.AGENT_GREEDY}
+AGENTS = dict(AGENT_CODES)           # the in-kernel agents by name
+_NO_TABLE = np.zeros((1, tables.DEF_COLS), np.uint16)   # stands in for the deficiency table when no agent reads it
 
 
 def _progress_bar(total):
@@ -209,7 +251,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
     stats = np.zeros((B, batch.ST_SIZE), np.int64)
     codes = np.array([AGENTS[a] for a in agents], np.int32)
-    dtab = tables.deficiency_table() if "greedy" in agents else np.zeros((1, tables.DEF_COLS), np.uint16)
+    dtab = tables.deficiency_table() if "greedy" in agents else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
     # one kernel call, or (progress=True) about 50 calls over consecutive game ranges,
     # which add up to the same stats

@@ -4,6 +4,7 @@ import pytest
 
 import majiang_env as mj
 from majiang_env import Game, RuleConfig, replay, selfplay
+from majiang_env.checks import ResetNeededError
 from majiang_env.vector import VectorGame, game_seed
 from helpers import card_places, hand_size
 
@@ -145,3 +146,40 @@ def test_hand_closed_is_reported_by_the_kernel():
         if g.done:
             g = vg.game(0)
     assert closed >= 4
+
+
+@pytest.mark.parametrize("agents", [("greedy",) * 4, ("random", "greedy", "random", "greedy")])
+def test_policy_actions_play_the_selfplay_games(agents):
+    """In-kernel agents through VectorGame.policy_actions, one game per slot, give
+    exactly selfplay's games (same decisions, points) whatever the batch size."""
+    B = 6
+    vg = VectorGame(B, seed=5)
+    vg.reset()
+    finished = np.zeros(B, bool)
+    points, decisions = np.zeros(4, np.int64), 0
+    while not finished.all():
+        actions = vg.policy_actions([agents[p] for p in vg.player])
+        _, _, _, rewards, done = vg.step(actions)
+        decisions += int((~finished).sum())
+        points += rewards[~finished].sum(0)
+        finished |= done
+    stats = selfplay(B, agents=agents, seed=5, num_envs=4)
+    assert stats["decisions"] == decisions
+    assert stats["mean_points"] == (points / B).tolist()
+
+
+def test_policy_actions_arguments():
+    vg = VectorGame(3, seed=0)
+    with pytest.raises(ResetNeededError):
+        vg.policy_actions("random")
+    vg.reset()
+    before = vg._st.copy()
+    for bad in ["search?", 5, ["random"], ["random", "greedy", 3]]:
+        with pytest.raises(ValueError, match="agent"):
+            vg.policy_actions(bad)
+    for rows in [[3], [-1], [[0]], [0.5], [True]]:
+        with pytest.raises(ValueError, match="rows"):
+            vg.policy_actions("random", rows)
+    assert (vg._st == before).all()                  # a rejected call changes nothing
+    a = vg.policy_actions("greedy", [2, 0])
+    assert a.shape == (2,) and vg.mask[2, a[0]] and vg.mask[0, a[1]]

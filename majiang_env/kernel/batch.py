@@ -3,15 +3,12 @@ whole self-play games with in-kernel agents. Rules live in ``core.py``."""
 import numpy as np
 from numba import njit, prange
 
-from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, rand_below, settle, write_mask
+from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, settle, write_mask
 from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
                      WIN_W, W_BASE, W_SEAT)
-from .observe import OBS_SIZE, observe
-from .greedy import W_SIZE, greedy_action
-from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
-
-AGENT_RANDOM = 0
-AGENT_GREEDY = 1
+from .observe import observe
+from .players import AGENT_RANDOM, AGENT_GREEDY, agent_action, new_workspace  # noqa: F401 (re-exported)
+from ..rules import R_HANDS
 
 # columns of selfplay's per-slot stats
 ST_GAMES, ST_HANDS, ST_DECISIONS = 0, 1, 2
@@ -24,6 +21,13 @@ ST_SIZE = 11
 def game_seed(seed, index):
     """Seed of game ``index`` of a batch run started from ``seed``."""
     return mix64(U64(seed) ^ mix64(U64(index) + U64(0x632BE59BD9B4E019)))
+
+
+@kernel_jit
+def agent_stream(seed, index):
+    """Start of the in-kernel agents' random stream in game ``index`` of a run
+    from ``seed`` (one stream per game serves all its seats)."""
+    return mix64(game_seed(seed, index) ^ U64(0xA5A5A5A5))
 
 
 @kernel_jit
@@ -42,8 +46,9 @@ def _publish(st, rules, mask, obs, player, b):
 
 
 @kernel_jit
-def _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b):
+def _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b):
     gidx[b] = b
+    rngs[b, 0] = agent_stream(seed, b)
     _restart(st[b], rules, wt, seed, b)
     _publish(st, rules, mask, obs, player, b)
 
@@ -53,15 +58,15 @@ def _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b):
 # for the slowest, which for a few games, one thread or busy cores costs more
 # than the games themselves. ``vector.VectorGame`` picks one.
 @njit(cache=True, parallel=True)
-def batch_reset(st, rules, wt, mask, obs, player, gidx, seed):
+def batch_reset(st, rules, wt, mask, obs, player, gidx, rngs, seed):
     for b in prange(st.shape[0]):
-        _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b)
+        _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b)
 
 
 @kernel_jit
-def batch_reset_serial(st, rules, wt, mask, obs, player, gidx, seed):
+def batch_reset_serial(st, rules, wt, mask, obs, player, gidx, rngs, seed):
     for b in range(st.shape[0]):
-        _reset_slot(st, rules, wt, mask, obs, player, gidx, seed, b)
+        _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b)
 
 
 @kernel_jit
@@ -80,7 +85,7 @@ def first_illegal(st, actions):
 
 
 @kernel_jit
-def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b):
+def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b):
     """Slot b: apply its action; a finished game restarts as game gidx[b] + B (same-step autoreset)."""
     row = st[b]
     advance(row, rules, wt, actions[b])
@@ -91,38 +96,43 @@ def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, ac
     done[b] = row[PHASE] == PH_OVER
     if done[b]:
         gidx[b] += st.shape[0]
+        rngs[b, 0] = agent_stream(seed, gidx[b])
         _restart(row, rules, wt, seed, gidx[b])
     _publish(st, rules, mask, obs, player, b)
 
 
 @njit(cache=True, parallel=True)
-def batch_step(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed):
+def batch_step(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed):
     for b in prange(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b)
+        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b)
 
 
 @kernel_jit
-def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed):
+def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed):
     for b in range(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, actions, seed, b)
+        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b)
+
+
+@kernel_jit
+def batch_agent_actions(st, rules, wt, rows, codes, rngs, dt, out):
+    """out[i] = the action in-kernel agent codes[i] chooses for the seat to act in
+    slot rows[i], drawing from that slot's agent stream rngs[rows[i]]."""
+    obs, mask, work = new_workspace()
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b], dt, obs, mask, work)
 
 
 @kernel_jit
 def play_game(row, rules, wt, seed, g, agents, dt, rng, obs, mask, work, stats):
     """Play game g of a run in ``row``; add games, hands, decisions, points x4 and
-    wins x4 to ``stats``. agents[seat]: AGENT_RANDOM (uniform over the legal list)
-    or AGENT_GREEDY (``greedy.greedy_action`` over ``dt``, the deficiency table,
-    from the seat's observation). One rng stream per game serves all seats."""
+    wins x4 to ``stats``. agents[seat]: an in-kernel agent code (``players.py``;
+    ``dt`` is the deficiency table the greedy policy reads). One rng stream per
+    game (``agent_stream``) serves all seats."""
     n = _restart(row, rules, wt, seed, g)
-    rng[0] = mix64(game_seed(seed, g) ^ U64(0xA5A5A5A5))
+    rng[0] = agent_stream(seed, g)
     while n > 0:
-        p = row[CUR]
-        if agents[p] == AGENT_GREEDY:
-            observe(row, rules, p, obs)
-            write_mask(row, mask)
-            a = greedy_action(obs, mask, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
-        else:
-            a = row[LEGAL + rand_below(rng, 0, n)]
+        a = agent_action(row, rules, wt, agents[row[CUR]], rng, dt, obs, mask, work)
         n = advance(row, rules, wt, a)
         stats[ST_DECISIONS] += 1
     stats[ST_GAMES] += 1
@@ -144,8 +154,7 @@ def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, 
     B = st.shape[0]
     for b in prange(B):
         rng = np.zeros(1, np.uint64)
-        obs = np.zeros(OBS_SIZE, np.int16)
-        work = np.zeros(W_SIZE, np.int64)
+        obs, _, work = new_workspace()
         for k in range((num_games - b + B - 1) // B):
             play_game(st[b], rules, wt, seed, first + b + k * B, agents, dt, rng, obs, mask[b], work,
                       stats[b])
