@@ -28,7 +28,7 @@ from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES
+from .kernel.players import AGENT_CODES, NUM_PARAMS
 from .rules import NUM_ACTIONS, make_rules
 
 
@@ -183,7 +183,8 @@ class VectorGame:
         if self._dt is None and (codes == batch.AGENT_GREEDY).any():
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
-        batch.batch_agent_actions(self._st, self._rules, self._wt, rows, codes, self._agent_rng,
+        params = np.zeros((len(rows), NUM_PARAMS), np.float64)
+        batch.batch_agent_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng,
                                   self._dt if self._dt is not None else _NO_TABLE, out)
         return out
 
@@ -251,6 +252,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
     stats = np.zeros((B, batch.ST_SIZE), np.int64)
     codes = np.array([AGENTS[a] for a in agents], np.int32)
+    params = np.zeros((4, NUM_PARAMS), np.float64)
     dtab = tables.deficiency_table() if "greedy" in agents else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
     # one kernel call, or (progress=True) about 50 calls over consecutive game ranges,
@@ -261,7 +263,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     for start in range(0, num_games, max(chunk, 1)):
         n = min(chunk, num_games - start)
         with numba_threads(num_threads):
-            batch.selfplay_kernel(st, r, wt, mask, np.uint64(seed), int(n), codes, stats,
+            batch.selfplay_kernel(st, r, wt, mask, np.uint64(seed), int(n), codes, params, stats,
                                   int(first_game) + start, dtab)
         if bar is not None:
             bar.update(n)

@@ -11,6 +11,7 @@ from majiang_env.kernel import batch
 from majiang_env.kernel import greedy as KA
 from majiang_env.kernel import layout as L
 from majiang_env.kernel.core import U64, mix64, rand_below
+from majiang_env.kernel.players import NUM_PARAMS
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER,
                                         OBS_SIDE, OBS_SIZE)
 from majiang_env.vector import game_seed
@@ -327,7 +328,7 @@ def test_selfplay_kernel_decisions_equal_python_agents(rules):
         mask = np.zeros((1, 156), np.int8)
         stats = np.zeros((1, 11), np.int64)
         batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed), 1,
-                              codes, stats, gi, dt)
+                              codes, np.zeros((4, NUM_PARAMS)), stats, gi, dt)
         kernel_game = Game(rules, seed=game_seed(seed, gi))
         kernel_game._st[:] = st[0]
         # the same game in Python: one rng stream shared by all seats, as in the kernel

@@ -114,25 +114,26 @@ def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, closed, g
 
 
 @kernel_jit
-def batch_agent_actions(st, rules, wt, rows, codes, rngs, dt, out):
-    """out[i] = the action in-kernel agent codes[i] chooses for the seat to act in
-    slot rows[i], drawing from that slot's agent stream rngs[rows[i]]."""
-    obs, mask, work = new_workspace()
+def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out):
+    """out[i] = the action in-kernel agent codes[i] (parameters params[i]) chooses
+    for the seat to act in slot rows[i], drawing from that slot's agent stream."""
+    obs, mask, work, scratch = new_workspace()
     for i in range(rows.shape[0]):
         b = rows[i]
-        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b], dt, obs, mask, work)
+        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b], dt, params[i], obs, mask, work, scratch)
 
 
 @kernel_jit
-def play_game(row, rules, wt, seed, g, agents, dt, rng, obs, mask, work, stats):
+def play_game(row, rules, wt, seed, g, agents, params, dt, rng, obs, mask, work, scratch, stats):
     """Play game g of a run in ``row``; add games, hands, decisions, points x4 and
-    wins x4 to ``stats``. agents[seat]: an in-kernel agent code (``players.py``;
-    ``dt`` is the deficiency table the greedy policy reads). One rng stream per
-    game (``agent_stream``) serves all seats."""
+    wins x4 to ``stats``. agents[seat]: an in-kernel agent code (``players.py``)
+    with parameters params[seat]; ``dt`` is the deficiency table the greedy
+    policy reads. One rng stream per game (``agent_stream``) serves all seats."""
     n = _restart(row, rules, wt, seed, g)
     rng[0] = agent_stream(seed, g)
     while n > 0:
-        a = agent_action(row, rules, wt, agents[row[CUR]], rng, dt, obs, mask, work)
+        p = row[CUR]
+        a = agent_action(row, rules, wt, agents[p], rng, dt, params[p], obs, mask, work, scratch)
         n = advance(row, rules, wt, a)
         stats[ST_DECISIONS] += 1
     stats[ST_GAMES] += 1
@@ -148,13 +149,13 @@ def play_game(row, rules, wt, seed, g, agents, dt, rng, obs, mask, work, stats):
 
 
 @njit(cache=True, parallel=True)
-def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, dt):
+def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, params, stats, first, dt):
     """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...);
     stats[b] accumulates what ``play_game`` counts."""
     B = st.shape[0]
     for b in prange(B):
         rng = np.zeros(1, np.uint64)
-        obs, _, work = new_workspace()
+        obs, _, work, scratch = new_workspace()
         for k in range((num_games - b + B - 1) // B):
-            play_game(st[b], rules, wt, seed, first + b + k * B, agents, dt, rng, obs, mask[b], work,
-                      stats[b])
+            play_game(st[b], rules, wt, seed, first + b + k * B, agents, params, dt, rng, obs, mask[b], work,
+                      scratch, stats[b])
