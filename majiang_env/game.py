@@ -14,6 +14,7 @@ from .checks import (ActionSpaceError, IllegalActionError, action_id, as_bool, a
 from .kernel import core
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE, observe as _observe
+from .observation import FeatureEncoder, check_obs_type
 from .rules import (NUM_ACTIONS, RuleConfig, SHAPE_NAMES, action_name, kind_name,
                     make_rules)
 
@@ -55,6 +56,7 @@ class Game:
         self._wt = tables.win_table()
         self._st = np.zeros(L.SIZE, np.int32)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._encoder = None  # the FeatureEncoder, made at the first observe(obs_type="features")
         core.deal_squares(self._st, np.uint64(self.seed))
         if squares is not None:
             sq = _check_squares(squares)
@@ -137,11 +139,21 @@ class Game:
         return None if h < 0 else h
 
     # ---- observation -------------------------------------------------------
-    def observe(self, seat) -> np.ndarray:
-        """What ``seat`` (0..3) may see (docs/rules.md §11): int16[OBS_SIZE], a new array."""
+    def observe(self, seat, obs_type: str = "compact") -> np.ndarray:
+        """What ``seat`` (0..3) may see (docs/rules.md §11), a new array: int16[OBS_SIZE]
+        (``obs_type="compact"``) or its float32 ``"features"`` encoding
+        (``majiang_env.observation``; its per-action block uses the legal actions
+        when ``seat`` is to act)."""
+        seat = as_seat(seat)
+        check_obs_type(obs_type)
         out = np.zeros(OBS_SIZE, np.int16)
-        _observe(self._st, self._rules, as_seat(seat), out)
-        return out
+        _observe(self._st, self._rules, seat, out)
+        if obs_type == "compact":
+            return out
+        if self._encoder is None:
+            self._encoder = FeatureEncoder(self.rules)
+        mask = self._mask if seat == self.current_player else np.zeros(NUM_ACTIONS, np.int8)
+        return self._encoder(out, mask)
 
     # ---- records -----------------------------------------------------------
     def _hand(self, h) -> int:

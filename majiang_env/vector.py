@@ -29,10 +29,12 @@ from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
 from .kernel.players import AGENT_CODES, NUM_PARAMS
+from .observation import FEAT_SIZE, check_obs_type
 from .rules import NUM_ACTIONS, make_rules
 
 
 PARALLEL_MIN_ENVS = 64  # smaller batches are stepped on the calling thread
+_NO_TABLE = np.zeros((1, tables.DEF_COLS), np.uint16)   # stands in for the deficiency table when nothing reads it
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -60,9 +62,11 @@ class VectorGame:
     """B games stepped by one compiled call (docs/api.md "Batched games").
 
     ``reset()`` -> ``(obs, mask, player)``; ``step(actions)`` -> ``(obs, mask,
-    player, rewards, done)``: int16 (B, 436), int8 (B, 156), int32 (B,), int32
-    (B, 4), bool (B,). ``rewards[i]`` holds each seat's points for a hand of slot
-    i that closed in this step. The arrays are **read-only views** of the
+    player, rewards, done)``: int16 (B, 436) (``obs_type="features"``: float32
+    (B, FEAT_SIZE), ``majiang_env.observation``), int8 (B, 156), int32 (B,),
+    int32 (B, 4), bool (B,). ``obs[i]`` is the observation of the player to act
+    in slot i. ``rewards[i]`` holds each seat's points for a hand of slot i that
+    closed in this step. The arrays are **read-only views** of the
     object's own buffers (also the attributes ``obs``, ``mask``, ``player``,
     ``rewards``, ``done``, ``game_index``, and ``hand_closed``: bool (B,), True
     where a hand of the slot closed in the last step, as the kernel reports it),
@@ -72,9 +76,11 @@ class VectorGame:
     can let an illegal action through.
     """
 
-    def __init__(self, num_envs: int, rules=None, seed: int = 0, num_threads=None):
+    def __init__(self, num_envs: int, rules=None, seed: int = 0, num_threads=None,
+                 obs_type: str = "compact"):
         self.num_envs = B = _positive_int("num_envs", num_envs)
         self.num_threads = check_threads(num_threads)
+        self.obs_type = check_obs_type(obs_type)
         self._ready = False
         self.rules = make_rules(rules)
         self.seed = as_seed(seed)
@@ -82,14 +88,19 @@ class VectorGame:
         self._wt = tables.win_table()
         self._st = np.zeros((B, L.SIZE), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
-        self._obs = np.zeros((B, OBS_SIZE), np.int16)
+        self._compact = np.zeros((B, OBS_SIZE), np.int16)
+        self._feat = np.zeros((B if obs_type == "features" else 0, FEAT_SIZE), np.float32)
+        self._obs = self._feat if obs_type == "features" else self._compact
         self._player = np.zeros(B, np.int32)
         self._rewards = np.zeros((B, 4), np.int32)
         self._done = np.zeros(B, np.bool_)
         self._hand_closed = np.zeros(B, np.bool_)
         self._game_index = np.zeros(B, np.int64)
         self._agent_rng = np.zeros((B, 1), np.uint64)   # each slot's in-kernel agent stream
-        self._dt = None                                  # the deficiency table, once an agent needs it
+        # the deficiency table, read by the features and the greedy agent (loaded when one needs it)
+        self._dt = tables.deficiency_table() if obs_type == "features" else _NO_TABLE
+        self._view = (self._mask, self._compact, self._feat, self._player)     # what batch.publish writes
+        self._result = (self._rewards, self._done, self._hand_closed)
         for name in ("mask", "obs", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
 
@@ -100,14 +111,16 @@ class VectorGame:
 
     @property
     def state_bytes_per_game(self) -> int:
-        return self._st[0].nbytes + self.mask[0].nbytes + self.obs[0].nbytes + 4 * 4 + 1 + 4 + 8
+        per_game = [a[0].nbytes for a in (self._st, self._mask, self._compact, self._player, self._rewards,
+                                          self._done, self._hand_closed, self._game_index, self._agent_rng)]
+        return sum(per_game) + (self._feat[0].nbytes if len(self._feat) else 0)
 
     def reset(self):
         """Start games 0..B-1 of the run again."""
         reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
         with numba_threads(self.num_threads):
-            reset(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
-                  self._game_index, self._agent_rng, np.uint64(self.seed))
+            reset(self._st, self._rules, self._wt, self._dt, self._view, self._game_index, self._agent_rng,
+                  np.uint64(self.seed))
         self._ready = True
         return self.obs, self.mask, self.player
 
@@ -155,9 +168,8 @@ class VectorGame:
         a = self._actions(actions)
         step = batch.batch_step if self._parallel() else batch.batch_step_serial
         with numba_threads(self.num_threads):
-            step(self._st, self._rules, self._wt, self._mask, self._obs, self._player,
-                 self._rewards, self._done, self._hand_closed, self._game_index, self._agent_rng, a,
-                 np.uint64(self.seed))
+            step(self._st, self._rules, self._wt, self._dt, self._view, self._result, self._game_index,
+                 self._agent_rng, a, np.uint64(self.seed))
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:
@@ -180,12 +192,12 @@ class VectorGame:
             raise ValueError(f"agent must be one of {sorted(AGENTS)} or a list of such names, one per row "
                              f"({len(rows)} rows), got {agent!r:.200}")
         codes = np.array([AGENTS[n] for n in names], np.int32)
-        if self._dt is None and (codes == batch.AGENT_GREEDY).any():
+        if self._dt is _NO_TABLE and (codes == batch.AGENT_GREEDY).any():
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
         params = np.zeros((len(rows), NUM_PARAMS), np.float64)
         batch.batch_agent_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng,
-                                  self._dt if self._dt is not None else _NO_TABLE, out)
+                                  self._dt, out)
         return out
 
     def _rows(self, rows) -> np.ndarray:
@@ -214,7 +226,6 @@ class VectorGame:
 
 
 AGENTS = dict(AGENT_CODES)           # the in-kernel agents by name
-_NO_TABLE = np.zeros((1, tables.DEF_COLS), np.uint16)   # stands in for the deficiency table when no agent reads it
 
 
 def _progress_bar(total):

@@ -6,9 +6,11 @@ from numba import njit, prange
 from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, settle, write_mask
 from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
                      WIN_W, W_BASE, W_SEAT)
+from .features import features
+from .greedy import W_SIZE
 from .observe import observe
 from .players import AGENT_RANDOM, AGENT_GREEDY, agent_action, new_workspace  # noqa: F401 (re-exported)
-from ..rules import R_HANDS
+from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
 
 # columns of selfplay's per-slot stats
 ST_GAMES, ST_HANDS, ST_DECISIONS = 0, 1, 2
@@ -38,19 +40,27 @@ def _restart(st, rules, wt, seed, index):
 
 
 @kernel_jit
-def _publish(st, rules, mask, obs, player, b):
-    """Write slot b's mask, player to act and that player's observation."""
-    write_mask(st[b], mask[b])
-    player[b] = st[b, CUR]
-    observe(st[b], rules, st[b, CUR], obs[b])
+def publish(st, rules, dt, view, b):
+    """Write slot b's legal mask, player to act and that player's observation into
+    ``view = (mask, obs, feat, player)``. ``feat`` (float32, one row per slot, or
+    no rows when the features are not wanted) gets the ``features`` encoding of
+    the observation (``dt``: the deficiency table it reads)."""
+    mask, obs, feat, player = view
+    row = st[b]
+    write_mask(row, mask[b])
+    player[b] = row[CUR]
+    observe(row, rules, row[CUR], obs[b])
+    if feat.shape[0] > 0:
+        work = np.empty(W_SIZE, np.int64)
+        features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
 @kernel_jit
-def _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b):
-    gidx[b] = b
-    rngs[b, 0] = agent_stream(seed, b)
-    _restart(st[b], rules, wt, seed, b)
-    _publish(st, rules, mask, obs, player, b)
+def restart_slot(st, rules, wt, gidx, rngs, seed, b, g):
+    """Slot b starts game g of the run (its deal and its agents' stream)."""
+    gidx[b] = g
+    rngs[b, 0] = agent_stream(seed, g)
+    return _restart(st[b], rules, wt, seed, g)
 
 
 # Each batch call has a parallel form (``prange`` over the slots, on numba's
@@ -58,15 +68,17 @@ def _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b):
 # for the slowest, which for a few games, one thread or busy cores costs more
 # than the games themselves. ``vector.VectorGame`` picks one.
 @njit(cache=True, parallel=True)
-def batch_reset(st, rules, wt, mask, obs, player, gidx, rngs, seed):
+def batch_reset(st, rules, wt, dt, view, gidx, rngs, seed):
     for b in prange(st.shape[0]):
-        _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b)
+        restart_slot(st, rules, wt, gidx, rngs, seed, b, b)
+        publish(st, rules, dt, view, b)
 
 
 @kernel_jit
-def batch_reset_serial(st, rules, wt, mask, obs, player, gidx, rngs, seed):
+def batch_reset_serial(st, rules, wt, dt, view, gidx, rngs, seed):
     for b in range(st.shape[0]):
-        _reset_slot(st, rules, wt, mask, obs, player, gidx, rngs, seed, b)
+        restart_slot(st, rules, wt, gidx, rngs, seed, b, b)
+        publish(st, rules, dt, view, b)
 
 
 @kernel_jit
@@ -85,8 +97,10 @@ def first_illegal(st, actions):
 
 
 @kernel_jit
-def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b):
-    """Slot b: apply its action; a finished game restarts as game gidx[b] + B (same-step autoreset)."""
+def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b):
+    """Slot b: apply its action, write ``result = (rewards, done, closed)``; a
+    finished game restarts as game gidx[b] + B (same-step autoreset)."""
+    rewards, done, closed = result
     row = st[b]
     advance(row, rules, wt, actions[b])
     h = row[CLOSED]
@@ -95,22 +109,20 @@ def _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rn
         rewards[b, q] = row[DELTAS + h * 4 + q] if h >= 0 else 0
     done[b] = row[PHASE] == PH_OVER
     if done[b]:
-        gidx[b] += st.shape[0]
-        rngs[b, 0] = agent_stream(seed, gidx[b])
-        _restart(row, rules, wt, seed, gidx[b])
-    _publish(st, rules, mask, obs, player, b)
+        restart_slot(st, rules, wt, gidx, rngs, seed, b, gidx[b] + st.shape[0])
+    publish(st, rules, dt, view, b)
 
 
 @njit(cache=True, parallel=True)
-def batch_step(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed):
+def batch_step(st, rules, wt, dt, view, result, gidx, rngs, actions, seed):
     for b in prange(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b)
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b)
 
 
 @kernel_jit
-def batch_step_serial(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed):
+def batch_step_serial(st, rules, wt, dt, view, result, gidx, rngs, actions, seed):
     for b in range(st.shape[0]):
-        _step_slot(st, rules, wt, mask, obs, player, rewards, done, closed, gidx, rngs, actions, seed, b)
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b)
 
 
 @kernel_jit

@@ -218,7 +218,7 @@ def deficiency(counts, n_melds, dt, w):
 
 
 @kernel_jit
-def _read_obs(obs, w):
+def read_obs(obs, w):
     """Fill w[W_CNT] (H + d), w[W_UNSEEN], w[W_KEYS]; return the own meld count."""
     for k in range(36):
         c = obs[OBS_HAND + k] + obs[OBS_DRAWN + k]
@@ -469,7 +469,7 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
             nwin += 1
     if nwin:
         return nwin
-    nm = _read_obs(obs, w)
+    nm = read_obs(obs, w)
     need = 4 - nm
     if mask[A_DRAW]:
         return _take_options(dt, w, mask, obs, need, chow_off, kuikae)
@@ -492,3 +492,48 @@ def greedy_action(obs, mask, rng, dt, chow_off, kuikae, w):
                 return a
             j -= 1
     return -1
+
+
+@kernel_jit
+def option_values(obs, mask, dt, chow_off, kuikae, w):
+    """The quantities the greedy policy decides by, for every legal option (the
+    feature encoding's per-action block reads them).
+
+    Returns (deficiency of the hand now, its acceptance); the hand is H + d (the
+    own concealed hand and the drawn card), as in the module docstring. Fills
+    w[W_VAL + a] with the deficiency a legal option a leaves (変 / 打 / 暗 / 明:
+    of the hand it leaves; a pick-up: after its best discard-phase option) and
+    w[W_ACC + a] with that hand's acceptance; INF and 0 for every other id."""
+    for a in range(NUM_ACTIONS):
+        w[W_VAL + a] = INF
+        w[W_ACC + a] = 0
+    need = 4 - read_obs(obs, w)
+    dnow = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
+    acc = _acceptance(w, W_ROWS, W_O1, need, dnow)
+    if mask[A_DRAW]:
+        for a in range(A_PUNG, A_RON):
+            if not mask[a]:
+                continue
+            k, s1, s2 = _pickup_shown(obs, a, chow_off)
+            if k < 0 or s1 < 0:
+                continue
+            _set_keys(w, W_KEYS2, W_KEYS)
+            _remove(w, W_KEYS2, s1, 1)
+            _remove(w, W_KEYS2, s2, 1)
+            v, u = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), True)
+            w[W_VAL + a] = v
+            w[W_ACC + a] = u
+        return dnow, acc
+    _prepare_pairs(w, W_ROWS)
+    for a in range(NUM_ACTIONS):
+        if not mask[a] or (A_TSUMO <= a < A_EXCHANGE):
+            continue
+        k, times, dm = _option(a)
+        c = k // 9
+        key = w[W_KEYS + c] - times * P5[k % 9]
+        v = _def_with(dt, w, W_O1, c, key, need - dm)
+        w[W_VAL + a] = v
+        if v < INF:
+            _one_colour_changed(dt, w, c, key)
+            w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, v)
+    return dnow, acc
