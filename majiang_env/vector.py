@@ -48,6 +48,19 @@ def game_seed(seed: int, index: int) -> int:
 MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a mistake
 
 
+def sample_logits(st, rows, logits, rngs) -> np.ndarray:
+    """``batch.sample_legal`` behind a check of ``logits`` (shared by the vector envs)."""
+    lg = np.asarray(logits)
+    if lg.dtype.kind != "f" or lg.shape != (len(rows), NUM_ACTIONS):
+        raise ValueError(f"logits must be a float array of shape ({len(rows)}, {NUM_ACTIONS}), "
+                         f"got {lg.dtype} {lg.shape}")
+    if np.isnan(lg).any() or np.isposinf(lg).any():
+        raise ValueError("logits must not hold nan or +inf")
+    out = np.empty(len(rows), np.int64)
+    batch.sample_legal(st, rows, np.ascontiguousarray(lg, np.float64), rngs, out)
+    return out
+
+
 def _positive_int(name, v, top=MAX_ENVS):
     return as_int(name, v, 1, top)
 
@@ -96,7 +109,8 @@ class VectorGame:
         self._done = np.zeros(B, np.bool_)
         self._hand_closed = np.zeros(B, np.bool_)
         self._game_index = np.zeros(B, np.int64)
-        self._agent_rng = np.zeros((B, 1), np.uint64)   # each slot's in-kernel agent stream
+        self._agent_rng = np.zeros((B, 2), np.uint64)   # each slot's agent and sampling streams
+        self._wss = batch.thread_workspaces()
         # the deficiency table, read by the features and the greedy agent (loaded when one needs it)
         self._dt = tables.deficiency_table() if obs_type == "features" else _NO_TABLE
         self._view = (self._mask, self._compact, self._feat, self._player)     # what batch.publish writes
@@ -120,7 +134,7 @@ class VectorGame:
         reset = batch.batch_reset if self._parallel() else batch.batch_reset_serial
         with numba_threads(self.num_threads):
             reset(self._st, self._rules, self._wt, self._dt, self._view, self._game_index, self._agent_rng,
-                  np.uint64(self.seed))
+                  np.uint64(self.seed), self._wss)
         self._ready = True
         return self.obs, self.mask, self.player
 
@@ -169,7 +183,7 @@ class VectorGame:
         step = batch.batch_step if self._parallel() else batch.batch_step_serial
         with numba_threads(self.num_threads):
             step(self._st, self._rules, self._wt, self._dt, self._view, self._result, self._game_index,
-                 self._agent_rng, a, np.uint64(self.seed))
+                 self._agent_rng, a, np.uint64(self.seed), self._wss)
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:
@@ -196,9 +210,23 @@ class VectorGame:
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
         params = np.zeros((len(rows), NUM_PARAMS), np.float64)
-        batch.batch_agent_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng,
-                                  self._dt, out)
+        run = batch.batch_agent_actions if self._parallel() and len(rows) > 1 else \
+            batch.batch_agent_actions_serial
+        with numba_threads(self.num_threads):
+            run(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt, out, self._wss)
         return out
+
+    def sample_actions(self, logits, rows=None) -> np.ndarray:
+        """Legal actions drawn in the kernel from a policy's logits: for each slot of
+        ``rows`` (default: all), softmax over that slot's legal actions only
+        (Gumbel-max on the slot's own sampling stream, which restarts with each
+        game). ``logits``: float (len(rows), 156); the entries of illegal actions
+        are never read, so the caller need not mask them. Returns int64 actions
+        for ``step``; nothing else changes."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before sample_actions()")
+        rows = self._rows(rows)
+        return sample_logits(self._st, rows, logits, self._agent_rng)
 
     def _rows(self, rows) -> np.ndarray:
         """Slot indices as int64 (default: all), each in 0..num_envs-1, or ValueError."""

@@ -1,5 +1,6 @@
 """Batched kernel: B games stepped by one call (``prange`` over games), and
 whole self-play games with in-kernel agents. Rules live in ``core.py``."""
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -7,7 +8,6 @@ from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, settl
 from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
                      WIN_W, W_BASE, W_SEAT)
 from .features import features
-from .greedy import W_SIZE
 from .observe import observe
 from .players import AGENT_RANDOM, AGENT_GREEDY, agent_action, new_workspace  # noqa: F401 (re-exported)
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
@@ -39,27 +39,50 @@ def _restart(st, rules, wt, seed, index):
     return settle(st, rules, wt)
 
 
+def thread_workspaces():
+    """One in-kernel agent workspace (``players.new_workspace``) per numba thread,
+    stacked: the parallel batch loops pick theirs by ``numba.get_thread_id()``."""
+    n = numba.config.NUMBA_NUM_THREADS
+    return tuple(np.zeros((n,) + a.shape, a.dtype) for a in new_workspace())
+
+
 @kernel_jit
-def publish(st, rules, dt, view, b):
-    """Write slot b's legal mask, player to act and that player's observation into
-    ``view = (mask, obs, feat, player)``. ``feat`` (float32, one row per slot, or
-    no rows when the features are not wanted) gets the ``features`` encoding of
-    the observation (``dt``: the deficiency table it reads)."""
+def thread_workspace(wss, t):
+    """Thread t's workspace (obs, mask, work, rows) of ``thread_workspaces()``."""
+    return wss[0][t], wss[1][t], wss[2][t], wss[3][t]
+
+
+@kernel_jit
+def publish_seat(st, rules, dt, view, b, seat, work):
+    """Write ``seat``'s view of slot b into ``view = (mask, obs, feat, player)``:
+    its legal mask (zeros unless it is to act), the player to act, its
+    observation, and (``feat`` has rows) the observation's ``features`` encoding
+    (``dt``: the deficiency table it reads; ``work``: int64 scratch)."""
     mask, obs, feat, player = view
     row = st[b]
-    write_mask(row, mask[b])
+    if row[CUR] == seat:
+        write_mask(row, mask[b])
+    else:
+        mask[b][:] = 0
     player[b] = row[CUR]
-    observe(row, rules, row[CUR], obs[b])
+    observe(row, rules, seat, obs[b])
     if feat.shape[0] > 0:
-        work = np.empty(W_SIZE, np.int64)
         features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
 @kernel_jit
+def publish(st, rules, dt, view, b, work):
+    """Slot b's view for the player to act (see ``publish_seat``)."""
+    publish_seat(st, rules, dt, view, b, st[b, CUR], work)
+
+
+@kernel_jit
 def restart_slot(st, rules, wt, gidx, rngs, seed, b, g):
-    """Slot b starts game g of the run (its deal and its agents' stream)."""
+    """Slot b starts game g of the run: its deal, its agents' stream rngs[b, 0] and
+    its sampling stream rngs[b, 1] (``sample_legal``)."""
     gidx[b] = g
     rngs[b, 0] = agent_stream(seed, g)
+    rngs[b, 1] = mix64(agent_stream(seed, g) ^ U64(0x5A3B1E))
     return _restart(st[b], rules, wt, seed, g)
 
 
@@ -68,17 +91,17 @@ def restart_slot(st, rules, wt, gidx, rngs, seed, b, g):
 # for the slowest, which for a few games, one thread or busy cores costs more
 # than the games themselves. ``vector.VectorGame`` picks one.
 @njit(cache=True, parallel=True)
-def batch_reset(st, rules, wt, dt, view, gidx, rngs, seed):
+def batch_reset(st, rules, wt, dt, view, gidx, rngs, seed, wss):
     for b in prange(st.shape[0]):
         restart_slot(st, rules, wt, gidx, rngs, seed, b, b)
-        publish(st, rules, dt, view, b)
+        publish(st, rules, dt, view, b, wss[2][numba.get_thread_id()])
 
 
 @kernel_jit
-def batch_reset_serial(st, rules, wt, dt, view, gidx, rngs, seed):
+def batch_reset_serial(st, rules, wt, dt, view, gidx, rngs, seed, wss):
     for b in range(st.shape[0]):
         restart_slot(st, rules, wt, gidx, rngs, seed, b, b)
-        publish(st, rules, dt, view, b)
+        publish(st, rules, dt, view, b, wss[2][0])
 
 
 @kernel_jit
@@ -97,7 +120,7 @@ def first_illegal(st, actions):
 
 
 @kernel_jit
-def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b):
+def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, work):
     """Slot b: apply its action, write ``result = (rewards, done, closed)``; a
     finished game restarts as game gidx[b] + B (same-step autoreset)."""
     rewards, done, closed = result
@@ -110,29 +133,68 @@ def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b):
     done[b] = row[PHASE] == PH_OVER
     if done[b]:
         restart_slot(st, rules, wt, gidx, rngs, seed, b, gidx[b] + st.shape[0])
-    publish(st, rules, dt, view, b)
+    publish(st, rules, dt, view, b, work)
 
 
 @njit(cache=True, parallel=True)
-def batch_step(st, rules, wt, dt, view, result, gidx, rngs, actions, seed):
+def batch_step(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, wss):
     for b in prange(st.shape[0]):
-        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b)
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][numba.get_thread_id()])
 
 
 @kernel_jit
-def batch_step_serial(st, rules, wt, dt, view, result, gidx, rngs, actions, seed):
+def batch_step_serial(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, wss):
     for b in range(st.shape[0]):
-        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b)
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][0])
 
 
 @kernel_jit
-def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out):
+def batch_agent_actions_serial(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
     """out[i] = the action in-kernel agent codes[i] (parameters params[i]) chooses
     for the seat to act in slot rows[i], drawing from that slot's agent stream."""
-    obs, mask, work, scratch = new_workspace()
+    obs, mask, work, scratch = thread_workspace(wss, 0)
     for i in range(rows.shape[0]):
         b = rows[i]
-        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b], dt, params[i], obs, mask, work, scratch)
+        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b, 0:1], dt, params[i], obs, mask, work, scratch)
+
+
+@njit(cache=True, parallel=True)
+def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
+    for i in prange(rows.shape[0]):
+        obs, mask, work, scratch = thread_workspace(wss, numba.get_thread_id())
+        b = rows[i]
+        out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b, 0:1], dt, params[i], obs, mask, work, scratch)
+
+
+@kernel_jit
+def _unit(rng, i):
+    """A uniform float in (0, 1) from the splitmix64 stream rng[i] (as ``core.rand_below``)."""
+    rng[i] = rng[i] + U64(0x9E3779B97F4A7C15)
+    z = rng[i]
+    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    z = z ^ (z >> U64(31))
+    return ((z >> U64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+@kernel_jit
+def sample_legal(st, rows, logits, rngs, out):
+    """out[i] = a legal action of slot rows[i] drawn from the softmax of logits[i]
+    over its legal actions: Gumbel-max with the slot's sampling stream rngs[b, 1].
+    Logits of illegal actions are never read; -inf excludes a legal action unless
+    every legal logit is -inf (then the first legal id)."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        row = st[b]
+        best = -np.inf
+        pick = row[LEGAL]
+        for j in range(row[NLEGAL]):
+            a = row[LEGAL + j]
+            v = logits[i, a] - np.log(-np.log(_unit(rngs[b], 1)))
+            if v > best:
+                best = v
+                pick = a
+        out[i] = pick
 
 
 @kernel_jit
