@@ -20,11 +20,11 @@ reads ``action_masks()`` by itself.
 
 | | |
 |---|---|
-| Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``) |
+| Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``); ``obs_type="features"``: the float32 encoding of ``majiang_env.observation`` |
 | Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
 | Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
 | Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated |
-| Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers`` |
+| Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers``; ``gymnasium.make_vec(..., num_envs=B, vectorization_mode="vector_entry_point")`` gives the batched ``majiang_env.vector_env.SeatVectorEnv`` |
 
 ``opponents`` — one spec for all three other seats, or a list of three (for
 the seats ``seat + 1``, ``seat + 2``, ``seat + 3`` in turn order). A spec is
@@ -53,7 +53,7 @@ from gymnasium import spaces
 from .checks import ActionSpaceError, ResetNeededError, action_id, as_seat, in_action_range
 from .game import Game
 from .policies import POLICIES, make_policy
-from .kernel.observe import OBS_SIZE
+from .observation import check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
 
 __all__ = ["SingleAgentEnv", "ENV_ID", "make_agent", "AGENT_NAMES"]
@@ -72,7 +72,8 @@ class SingleAgentEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(self, opponents="random", seat=0, rules=None, reward_scale=1.0,
-                 illegal="terminate", illegal_reward=-1000.0, render_mode=None, **options):
+                 illegal="terminate", illegal_reward=-1000.0, render_mode=None, obs_type="compact",
+                 **options):
         if not (isinstance(seat, str) and seat == "random"):
             try:
                 seat = as_seat(seat)
@@ -100,8 +101,8 @@ class SingleAgentEnv(gym.Env):
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        i16 = np.iinfo(np.int16)
-        self.observation_space = spaces.Box(i16.min, i16.max, (OBS_SIZE,), np.int16)
+        self.obs_type = check_obs_type(obs_type)
+        self.observation_space = observation_space(obs_type)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game = None
         self._over = False
@@ -145,7 +146,7 @@ class SingleAgentEnv(gym.Env):
         self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
         self._over = False
         self._play_others()  # every seat makes its 変 choices first: no hand closes before our turn
-        return self.game.observe(self.seat), self._info()
+        return self.game.observe(self.seat, self.obs_type), self._info()
 
     def step(self, action):
         g = self.game
@@ -163,9 +164,9 @@ class SingleAgentEnv(gym.Env):
             self._over = True
             info = self._info()
             info["illegal"] = True
-            return g.observe(self.seat), self.illegal_reward, True, False, info
+            return g.observe(self.seat, self.obs_type), self.illegal_reward, True, False, info
         gained = int(g.step(a)[self.seat]) + self._play_others()
-        return g.observe(self.seat), self.reward_scale * gained, bool(g.done), False, self._info()
+        return g.observe(self.seat, self.obs_type), self.reward_scale * gained, bool(g.done), False, self._info()
 
     def render(self):
         if self.render_mode is None or self.game is None:
@@ -178,4 +179,7 @@ class SingleAgentEnv(gym.Env):
 
 ENV_ID = "majiang_env/SingleAgent-v1"
 if ENV_ID not in gym.registry:
-    gym.register(id=ENV_ID, entry_point="majiang_env.wrappers:SingleAgentEnv")
+    # gymnasium.make_vec(ENV_ID, num_envs=B, vectorization_mode="vector_entry_point") makes a
+    # SeatVectorEnv: the same seats and opponents, B games stepped in one compiled call
+    gym.register(id=ENV_ID, entry_point="majiang_env.wrappers:SingleAgentEnv",
+                 vector_entry_point="majiang_env.vector_env:SeatVectorEnv")

@@ -1,0 +1,158 @@
+"""Batch loops of ``SeatVectorEnv``: one learning seat per game, the other three
+seats played inside the kernel (or, for an external opponent, handed back to
+Python once per step for all waiting slots).
+
+Per slot b: ``lseat[b]`` is the learner's seat in the slot's current game;
+``codes[j]`` / ``params[j]`` the opponent at seat ``lseat + 1 + j`` (an
+in-kernel agent code of ``players.py``, or ``EXTERNAL``); ``acc[b]`` the
+learner's point change not yet reported; ``status[b]`` what the slot waits
+for (``LEARNER``, ``OPPONENT`` = an external opponent, ``OVER``).
+``rngs[b] = (agent stream, sampling stream)`` restart with each game.
+"""
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .batch import game_seed, publish, publish_seat, restart_slot, thread_workspace
+from .core import U64, advance, kernel_jit, mix64
+from .layout import CLOSED, CUR, DELTAS, LEGAL, NLEGAL, PH_OVER, PHASE
+from .players import agent_action
+
+EXTERNAL = -1                      # an opponent played by a Python callable
+LEARNER, OPPONENT, OVER = 0, 1, 2  # status of a slot
+
+
+@kernel_jit
+def learner_seat(seed, g, seat):
+    """The learner's seat in game g: ``seat`` (0-3), or drawn from the game's seed (-1)."""
+    if seat >= 0:
+        return seat
+    return np.int32(mix64(game_seed(seed, g) ^ U64(0x5EA7)) & U64(3))
+
+
+@kernel_jit
+def _add_closed(row, seat, acc, b):
+    h = row[CLOSED]
+    if h >= 0:
+        acc[b] += row[DELTAS + h * 4 + seat]
+
+
+@kernel_jit
+def _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws):
+    """Let the in-kernel opponents of slot b act until the learner is to act, an
+    external opponent is, or the game is over; return the slot's status."""
+    row = st[b]
+    obs, mask, work, scratch = ws
+    while row[PHASE] != PH_OVER:
+        p = row[CUR]
+        if p == lseat[b]:
+            return LEARNER
+        j = (p - lseat[b]) % 4 - 1
+        if codes[j] == EXTERNAL:
+            return OPPONENT
+        a = agent_action(row, rules, wt, codes[j], rngs[b, 0:1], dt, params[j], obs, mask, work, scratch)
+        advance(row, rules, wt, a)
+        _add_closed(row, lseat[b], acc, b)
+    return OVER
+
+
+@kernel_jit
+def _start(st, rules, wt, b, g, seat, seed, lseat, gidx, rngs):
+    restart_slot(st, rules, wt, gidx, rngs, seed, b, g)
+    lseat[b] = learner_seat(seed, g, seat)
+
+
+@kernel_jit
+def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, params, acc,
+                 status, rewards, term, ws):
+    """After the slot's last action: play the in-kernel opponents; a finished game
+    reports its reward and final observation and restarts (same-step autoreset)."""
+    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
+    if status[b] == OVER:
+        rewards[b] += acc[b]
+        acc[b] = 0
+        term[b] = True
+        publish_seat(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
+        _start(st, rules, wt, b, gidx[b] + st.shape[0], seat, seed, lseat, gidx, rngs)
+        status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
+    if status[b] == LEARNER:
+        publish(st, rules, dt, view, b, ws[2])
+        if not term[b]:  # a finished game's reward went out with it; a new game's waits
+            rewards[b] += acc[b]
+            acc[b] = 0
+
+
+@kernel_jit
+def publish_rows(st, rules, dt, view, rows, wss):
+    """``batch.publish`` for each slot of ``rows`` (an external opponent's view)."""
+    work = wss[2][0]
+    for i in range(rows.shape[0]):
+        publish(st, rules, dt, view, rows[i], work)
+
+
+@kernel_jit
+def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws):
+    _start(st, rules, wt, b, b, seat, seed, lseat, gidx, rngs)
+    acc[b] = 0
+    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
+    if status[b] == LEARNER:
+        publish(st, rules, dt, view, b, ws[2])
+
+
+@njit(cache=True, parallel=True)
+def seat_reset(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
+    for b in prange(st.shape[0]):
+        ws = thread_workspace(wss, numba.get_thread_id())
+        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
+
+
+@kernel_jit
+def seat_reset_serial(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
+    ws = thread_workspace(wss, 0)
+    for b in range(st.shape[0]):
+        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
+
+
+@kernel_jit
+def _step_slot(st, rules, wt, dt, view, final, b, a, seat, seed, lseat, gidx, rngs, codes, params, acc,
+               status, rewards, term, ws):
+    """Apply action a of whoever slot b waits for, then play on."""
+    row = st[b]
+    advance(row, rules, wt, a)
+    _add_closed(row, lseat[b], acc, b)
+    _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, params, acc,
+                 status, rewards, term, ws)
+
+
+@njit(cache=True, parallel=True)
+def seat_step(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes, params,
+              acc, status, rewards, term, wss):
+    """Apply actions[i] in slot rows[i] (each legal for the seat to act there)."""
+    for i in prange(rows.shape[0]):
+        ws = thread_workspace(wss, numba.get_thread_id())
+        _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
+                   codes, params, acc, status, rewards, term, ws)
+
+
+@kernel_jit
+def seat_step_serial(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes,
+                     params, acc, status, rewards, term, wss):
+    ws = thread_workspace(wss, 0)
+    for i in range(rows.shape[0]):
+        _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
+                   codes, params, acc, status, rewards, term, ws)
+
+
+@kernel_jit
+def first_illegal_rows(st, rows, actions):
+    """The first i whose actions[i] is not legal in slot rows[i], or -1."""
+    for i in range(rows.shape[0]):
+        row = st[rows[i]]
+        ok = False
+        for j in range(row[NLEGAL]):
+            if row[LEGAL + j] == actions[i]:
+                ok = True
+                break
+        if not ok:
+            return i
+    return -1

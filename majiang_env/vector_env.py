@@ -1,0 +1,267 @@
+"""``SeatVectorEnv``: B games as one ``gymnasium.vector.VectorEnv`` with one learning seat each.
+
+```python
+from majiang_env.vector_env import SeatVectorEnv
+envs = SeatVectorEnv(1024, opponents="greedy", seat="random", obs_type="features")
+obs, info = envs.reset(seed=0)
+while True:
+    logits = policy(obs)                                   # (B, 156), any floats
+    actions = envs.sample_actions(logits)                  # legal, sampled in the kernel
+    obs, rewards, terminations, truncations, info = envs.step(actions)
+```
+
+In every game one seat is the learner; the other three are played **inside the
+compiled kernel** by in-kernel agents (``"random"``, ``"greedy"``, ``"search"``,
+any name of ``majiang_env.vector.AGENTS``), or by a batched Python callable
+``fn(obs_batch, mask_batch) -> actions`` (an object with ``act_batch`` also
+works) that is called once per round for all slots where one of its seats is
+to act, with observations of the env's ``obs_type`` — so a frozen network
+opponent runs at batch speed. One ``step`` applies the learner's action in
+every slot and plays on until the learner is to act again.
+
+| | |
+|---|---|
+| ``single_observation_space`` | ``Box`` of ``obs_type``: int16 (436,) ``"compact"`` (default), float32 (FEAT_SIZE,) ``"features"`` (``majiang_env.observation``) |
+| ``single_action_space`` | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` bool (B, 156) |
+| reward | ``reward_scale`` x the learner's point change in the hands that closed during the step |
+| episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated |
+| autoreset | ``AutoresetMode.SAME_STEP``: a finished slot already holds its next game; ``info["final_obs"][i]`` is the learner's last observation and ``info["final_info"]["scores"][i]`` the final scores (relative to the learner, the learner first) |
+| seeds | ``reset(seed=s)``: slot i plays games i, i + B, ... and game j is ``Game(seed=game_seed(s, j))``, whatever B; the learner's seat is fixed or drawn from the game's seed; opponents and ``sample_actions`` draw from per-game streams, so the same seed and actions give the same run |
+| ``info["seat"]`` | the learner's seat in each slot's current game |
+
+``opponents``: one spec for the three other seats, or a list of three (the
+seats ``seat + 1``, ``seat + 2``, ``seat + 3``); a spec is an agent name, a
+name with parameters ``("search", {"samples": 4})``, or a batched callable.
+``seat``: 0-3 or ``"random"``. Keywords after those are ``RuleConfig`` field
+overrides (``hands_per_game=1``). An action the learner may not take raises
+``IllegalActionError`` naming the slot, and no game changes. An external
+opponent's illegal action also raises ``IllegalActionError`` (naming it), but
+mid-step: the env then needs ``reset()``.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import gymnasium as gym
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from . import tables
+from .checks import IllegalActionError, ResetNeededError, as_bool, as_seat, as_seed, int_array
+from .kernel import batch, learner
+from .kernel import layout as L
+from .kernel.observe import OBS_SIZE
+from .kernel.players import AGENT_CODES, NUM_PARAMS, agent_params
+from .observation import FEAT_SIZE, check_obs_type, observation_space
+from .rules import NUM_ACTIONS, make_rules
+from .threads import check_threads, numba_threads
+from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, sample_logits
+
+__all__ = ["SeatVectorEnv"]
+
+
+def _opponent(spec):
+    """(code, params, callable or None) of one opponent spec."""
+    if isinstance(spec, str):
+        if spec not in AGENT_CODES:
+            raise ValueError(f"unknown in-kernel agent {spec!r}; known: {sorted(AGENT_CODES)}")
+        return AGENT_CODES[spec], agent_params(spec), None
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+        name, opts = spec
+        if name not in AGENT_CODES:
+            raise ValueError(f"unknown in-kernel agent {name!r}; known: {sorted(AGENT_CODES)}")
+        return AGENT_CODES[name], agent_params(name, opts), None
+    fn = getattr(spec, "act_batch", spec)
+    if not callable(fn):
+        raise ValueError(f"an opponent must be an agent name, (name, params) or a batched callable "
+                         f"fn(obs_batch, mask_batch) -> actions, not {spec!r:.200}")
+    return learner.EXTERNAL, np.zeros(NUM_PARAMS), fn
+
+
+class SeatVectorEnv(gym.vector.VectorEnv):
+    """B games, one learning seat each, the other seats played in the kernel (module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, opponents="random", seat=0, rules=None, obs_type: str = "compact",
+                 reward_scale: float = 1.0, num_threads=None, copy: bool = True, **options):
+        from .checks import as_int
+        self.num_envs = B = as_int("num_envs", num_envs, 1, MAX_ENVS)
+        if isinstance(seat, str) and seat == "random":
+            self._seat_code = -1
+        else:
+            try:
+                self._seat_code = as_seat(seat)
+            except ValueError:
+                raise ValueError(f"seat must be an int 0-3 or 'random', got {seat!r}") from None
+        self.seat_option = seat
+        specs = list(opponents) if isinstance(opponents, list) else [opponents] * 3
+        if len(specs) != 3:
+            raise ValueError(f"opponents must be one spec or a list of 3, got {len(specs)}")
+        made = [_opponent(s) for s in specs]
+        self._codes = np.array([c for c, _, _ in made], np.int32)
+        self._params = np.stack([p for _, p, _ in made]).astype(np.float64)
+        self._external = [f for _, _, f in made]
+        self.obs_type = check_obs_type(obs_type)
+        if not isinstance(reward_scale, (int, float, np.integer, np.floating)) or isinstance(reward_scale, bool) \
+                or not np.isfinite(reward_scale):
+            raise ValueError(f"reward_scale must be a finite number, got {reward_scale!r}")
+        self.reward_scale = float(reward_scale)
+        self.num_threads = check_threads(num_threads)
+        self.copy = as_bool("copy", copy)
+        self.rules = make_rules(rules, **options)
+        self._rules = self.rules.to_array(auto_forced=True)
+        self._wt = tables.win_table()
+        needs_table = obs_type == "features" or any(c in (AGENT_CODES["greedy"], AGENT_CODES.get("search", -9))
+                                                    for c in self._codes)
+        self._dt = tables.deficiency_table() if needs_table else np.zeros((1, tables.DEF_COLS), np.uint16)
+
+        self.single_observation_space = observation_space(obs_type)
+        self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, B)
+        self.action_space = batch_space(self.single_action_space, B)
+
+        feat_rows = B if obs_type == "features" else 0
+        self._st = np.zeros((B, L.SIZE), np.int32)
+        self._view = self._new_view(B, feat_rows)      # the learner's view of each slot
+        self._opp = self._new_view(B, feat_rows)       # an external opponent's view
+        self._final = self._new_view(B, feat_rows)     # the learner's last view of a finished game
+        self._lseat = np.zeros(B, np.int32)
+        self._gidx = np.zeros(B, np.int64)
+        self._rngs = np.zeros((B, 2), np.uint64)
+        self._acc = np.zeros(B, np.int64)
+        self._status = np.zeros(B, np.int32)
+        self._rewards = np.zeros(B, np.int64)
+        self._term = np.zeros(B, np.bool_)
+        self._wss = batch.thread_workspaces()
+        self._all = np.arange(B, dtype=np.int64)
+        self._seed = None
+        self._ready = False
+
+    @staticmethod
+    def _new_view(B, feat_rows):
+        return (np.zeros((B, NUM_ACTIONS), np.int8), np.zeros((B, OBS_SIZE), np.int16),
+                np.zeros((feat_rows, FEAT_SIZE), np.float32), np.zeros(B, np.int32))
+
+    def _obs_of(self, view, rows=None):
+        a = view[2] if self.obs_type == "features" else view[1]
+        a = a if rows is None else a[rows]
+        return a.copy() if self.copy or rows is not None else a
+
+    def _parallel(self, n) -> bool:
+        threads = self.num_threads or numba.get_num_threads()
+        return threads > 1 and n >= PARALLEL_MIN_ENVS
+
+    # ---- the Gymnasium API ---------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        """Start games 0..B-1 of the run from ``seed`` (None: a run seed drawn from
+        ``np_random``, which the last seeded reset seeded, or else the OS)."""
+        if options is not None and (not isinstance(options, dict) or options):
+            raise ValueError(f"options: this env takes none, got {options!r}")
+        if seed is not None:
+            self._seed = as_seed(seed)
+            self._np_random, self._np_random_seed = seeding.np_random(self._seed)
+        else:
+            self._seed = int(self.np_random.integers(2 ** 63))
+        run = learner.seat_reset if self._parallel(self.num_envs) else learner.seat_reset_serial
+        with numba_threads(self.num_threads):
+            run(self._st, self._rules, self._wt, self._dt, self._view, self._seat_code, np.uint64(self._seed),
+                self._lseat, self._gidx, self._rngs, self._codes, self._params, self._acc, self._status,
+                self._wss)
+        self._term[:] = False
+        self._rewards[:] = 0
+        self._play_external()
+        self._ready = True
+        return self._obs_of(self._view), {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
+
+    def step(self, actions):
+        if not self._ready:
+            raise ResetNeededError("call reset() before step()")
+        a = self._check_actions(actions, self._all, "the learner")
+        self._rewards[:] = 0
+        self._term[:] = False
+        self._run_step(self._all, a)
+        self._play_external()
+        rewards = self._rewards * self.reward_scale
+        info = {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
+        if self._term.any():
+            done = self._term.copy()
+            final = np.full(self.num_envs, None, dtype=object)
+            fobs = self._final[2] if self.obs_type == "features" else self._final[1]
+            for i in np.flatnonzero(done):
+                final[i] = fobs[i].copy()
+            info.update(final_obs=final, _final_obs=done, final_info={"scores": self._final_scores(done)},
+                        _final_info=done)
+        return (self._obs_of(self._view), rewards, self._term.copy(),
+                np.zeros(self.num_envs, np.bool_), info)
+
+    def _final_scores(self, done):
+        """Final scores of the finished games, relative to the learner (rows of finished slots)."""
+        from .kernel.observe import OBS_SCALAR, S_SCORES
+        s = self._final[1][:, OBS_SCALAR + S_SCORES:OBS_SCALAR + S_SCORES + 4].astype(np.int64)
+        return np.where(done[:, None], s, 0)
+
+    def action_masks(self) -> np.ndarray:
+        """bool (B, 156): the learner's legal actions in each slot now."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before action_masks()")
+        return self._view[0].astype(bool)
+
+    def sample_actions(self, logits) -> np.ndarray:
+        """Legal actions drawn in the kernel from the softmax of ``logits`` (float
+        (B, 156)) over each slot's legal actions (Gumbel-max on the slot's own
+        seeded stream); illegal entries are never read. Returns int64 (B,)."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before sample_actions()")
+        return sample_logits(self._st, self._all, logits, self._rngs)
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        return self._lseat.copy()
+
+    # ---- internals -------------------------------------------------------------
+    def _check_actions(self, actions, rows, who):
+        a = int_array("actions", actions, IllegalActionError)
+        if a.shape != (len(rows),):
+            raise IllegalActionError(f"actions must be an integer array of shape ({len(rows)},), "
+                                     f"got {a.dtype} {a.shape}")
+        a64 = a.astype(np.int64)
+        i = int(learner.first_illegal_rows(self._st, rows, a64))
+        if i >= 0:
+            row = self._st[rows[i]]
+            legal = row[L.LEGAL:L.LEGAL + row[L.NLEGAL]].tolist()
+            raise IllegalActionError(f"action {a[i]!r} of {who} is not legal in env {int(rows[i])} "
+                                     f"(seat {int(row[L.CUR])}); legal ids {legal}")
+        return a64
+
+    def _run_step(self, rows, actions):
+        run = learner.seat_step if self._parallel(len(rows)) else learner.seat_step_serial
+        with numba_threads(self.num_threads):
+            run(self._st, self._rules, self._wt, self._dt, self._view, self._final, rows, actions,
+                self._seat_code, np.uint64(self._seed), self._lseat, self._gidx, self._rngs, self._codes,
+                self._params, self._acc, self._status, self._rewards, self._term, self._wss)
+
+    def _play_external(self):
+        """Hand every slot waiting for an external opponent to it, round by round."""
+        while True:
+            rows = np.flatnonzero(self._status == learner.OPPONENT).astype(np.int64)
+            if rows.size == 0:
+                return
+            learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows, self._wss)
+            cur = self._st[rows, L.CUR]
+            actions = np.empty(rows.size, np.int64)
+            offset = (cur - self._lseat[rows]) % 4 - 1
+            for j in np.unique(offset):
+                sel = offset == j
+                fn = self._external[j]
+                out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
+                try:
+                    actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})")
+                except IllegalActionError as e:   # the learner's actions are applied already
+                    self._ready = False
+                    raise IllegalActionError(f"{e}; the env needs reset()") from None
+            self._run_step(rows, actions)
+
+    def close_extras(self, **kwargs):
+        pass

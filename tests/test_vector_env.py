@@ -1,0 +1,175 @@
+"""SeatVectorEnv: the same games as VectorGame / Game, Gymnasium 1.x vector conventions, bad input."""
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import majiang_env.wrappers  # noqa: F401  (registers the env ids)
+from majiang_env.checks import IllegalActionError, ResetNeededError
+from majiang_env.kernel.learner import learner_seat
+from majiang_env.observation import FEAT_SIZE
+from majiang_env.vector import VectorGame
+from majiang_env.vector_env import SeatVectorEnv
+
+
+def _run(env, steps, rng):
+    """Step ``env`` with learner actions sampled in the kernel from random logits; log
+    every learner decision per slot as (game index, action) and the rewards."""
+    obs, info = env.reset(seed=7)
+    log = {b: [] for b in range(env.num_envs)}
+    games = {b: b for b in range(env.num_envs)}
+    rewards = {}
+    for _ in range(steps):
+        seats = info["seat"]
+        a = env.sample_actions(rng.normal(size=(env.num_envs, 156)))
+        for b in range(env.num_envs):
+            log[b].append((games[b], int(seats[b]), int(a[b])))
+        obs, r, term, trunc, info = env.step(a)
+        assert not trunc.any()
+        for b in range(env.num_envs):
+            rewards[games[b]] = rewards.get(games[b], 0) + r[b]
+            if term[b]:
+                games[b] += env.num_envs
+    return log, rewards
+
+
+def _replay(game_index, decisions, opponent, seed=7):
+    """Replay one game in a 1-slot VectorGame: the learner's logged actions, and the
+    opponents' in-kernel agent (same per-game stream as SeatVectorEnv)."""
+    vg = VectorGame(1, seed=seed)
+    vg.reset()
+    # a 1-slot VectorGame plays games 0, 1, 2...: skip to game_index
+    for _ in range(game_index):
+        while not vg.step(vg.policy_actions("random"))[4][0]:
+            pass
+    seat, gained, it = decisions[0][1], 0, iter(decisions)
+    while True:
+        if vg.player[0] == seat:
+            g, s, a = next(it, (None, None, None))
+            if g is None:
+                return gained, False
+            assert g == game_index and s == seat
+        else:
+            a = int(vg.policy_actions(opponent)[0])
+        _, _, _, r, done = vg.step(np.array([a]))
+        gained += int(r[0, seat])
+        if done[0]:
+            return gained, True
+
+
+@pytest.mark.parametrize("opponent,B", [("greedy", 3), ("random", 5)])
+def test_games_equal_vectorgame_with_the_same_agents(opponent, B):
+    env = SeatVectorEnv(B, opponents=opponent, seat="random", num_threads=1)
+    log, rewards = _run(env, 150, np.random.default_rng(0))
+    for b in range(B):
+        by_game = {}
+        for g, s, a in log[b]:
+            by_game.setdefault(g, []).append((g, s, a))
+        for g, dec in by_game.items():
+            gained, finished = _replay(g, dec, opponent)
+            assert gained == rewards[g], (b, g)
+            # the learner's seat of game g is drawn from the game's seed alone
+            assert dec[0][1] == int(learner_seat(np.uint64(7), g, -1))
+
+
+def test_same_seed_same_run_whatever_the_batch_size():
+    a = _run(SeatVectorEnv(2, opponents="greedy", seat="random"), 120, np.random.default_rng(1))
+    b = _run(SeatVectorEnv(2, opponents="greedy", seat="random"), 120, np.random.default_rng(1))
+    assert a == b
+    # game 0..3 of a 4-slot run start with the same learner decisions as in a 2-slot run
+    c, _ = _run(SeatVectorEnv(4, opponents="greedy", seat="random"), 40, np.random.default_rng(2))
+    d, _ = _run(SeatVectorEnv(2, opponents="greedy", seat="random"), 40, np.random.default_rng(2))
+    first = lambda log, b: [x for x in log[b] if x[0] == b][:3]   # noqa: E731
+    assert first(c, 0)[0][:2] == first(d, 0)[0][:2] and first(c, 1)[0][:2] == first(d, 1)[0][:2]
+
+
+def test_observation_is_the_learner_view_of_game():
+    env = SeatVectorEnv(3, opponents="greedy", seat=2, obs_type="features")
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (3, FEAT_SIZE) and obs.dtype == np.float32
+    assert (info["seat"] == 2).all()
+    env2 = SeatVectorEnv(3, opponents="greedy", seat=2)
+    obs2, _ = env2.reset(seed=3)
+    rng = np.random.default_rng(0)
+    finals = 0
+    for _ in range(200):
+        mask = env.action_masks()
+        assert (mask == env2.action_masks()).all() and mask.any(1).all()
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, r, term, _, info = env.step(a)
+        obs2, r2, term2, _, info2 = env2.step(a)
+        assert (r == r2).all() and (term == term2).all()
+        if term.any():
+            finals += 1
+            assert info["_final_obs"].tolist() == term.tolist()
+            for i in np.flatnonzero(term):
+                assert info["final_obs"][i].shape == (FEAT_SIZE,)
+                assert info2["final_obs"][i].shape == (436,)
+                # the learner's last view: the game is over (phase 3), scores sum to 0 by default
+                assert info2["final_obs"][i][412 + 4] == 3
+                assert info["final_info"]["scores"][i].sum() == 0
+    assert finals > 0
+
+
+def test_vector_conventions_and_make_vec():
+    env = gym.make_vec("majiang_env/SingleAgent-v1", num_envs=4, vectorization_mode="vector_entry_point",
+                       opponents="greedy", obs_type="features")
+    assert isinstance(env.unwrapped, SeatVectorEnv) and env.num_envs == 4
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert env.single_action_space == gym.spaces.Discrete(156)
+    assert env.single_observation_space.shape == (FEAT_SIZE,)
+    assert env.observation_space.shape == (4, FEAT_SIZE)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    a = env.unwrapped.sample_actions(np.zeros((4, 156)))
+    obs, r, term, trunc, info = env.step(a)
+    assert r.shape == (4,) and term.dtype == bool and trunc.dtype == bool
+    env.close()
+
+
+def test_external_batched_opponent_is_called_once_per_round():
+    calls = []
+
+    def first_legal(obs, mask):
+        calls.append(len(obs))
+        assert obs.shape[1:] == (436,) and mask.shape == (len(obs), 156)
+        return mask.argmax(1)
+
+    env = SeatVectorEnv(6, opponents=["greedy", first_legal, "random"], seat=0)
+    env.reset(seed=0)
+    for _ in range(30):
+        env.step(env.sample_actions(np.zeros((6, 156))))
+    assert calls and max(calls) <= 6
+
+
+def test_bad_input_changes_nothing():
+    env = SeatVectorEnv(3, opponents="random")
+    with pytest.raises(ResetNeededError):
+        env.step(np.zeros(3, int))
+    env.reset(seed=1)
+    st = env._st.copy()
+    mask = env.action_masks()
+    illegal = np.array([np.flatnonzero(~m)[0] for m in mask])
+    for bad in [illegal, np.zeros(2, int), np.full(3, 0.5), [True] * 3, "abc", np.full(3, 156)]:
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    for bad in [np.zeros((2, 156)), np.full((3, 156), np.nan), np.zeros((3, 156), int)]:
+        with pytest.raises(ValueError):
+            env.sample_actions(bad)
+    assert (env._st == st).all()
+    for kwargs in [dict(num_envs=0), dict(opponents="nobody"), dict(opponents=["random"] * 2),
+                   dict(seat=4), dict(seat="1"), dict(obs_type="pixels"), dict(reward_scale=float("nan")),
+                   dict(opponents=("search", {"bogus": 1})), dict(hands_per_game=9)]:
+        with pytest.raises(ValueError):
+            SeatVectorEnv(**{"num_envs": 2, **kwargs})
+    with pytest.raises(ValueError):
+        env.reset(options={"x": 1})
+
+    def bad_opponent(obs, mask):
+        return np.full(len(obs), 155)
+
+    env = SeatVectorEnv(2, opponents=bad_opponent, seat=3)      # seat 3: the opponents act first
+    with pytest.raises(IllegalActionError, match="opponent 0"):
+        env.reset(seed=0)
+    with pytest.raises(ResetNeededError):
+        env.step(np.zeros(2, int))
