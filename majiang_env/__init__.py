@@ -1,7 +1,10 @@
 """majiang_env: a reinforcement-learning environment for 馬将 (Majiang).
 
 ``Game`` is one game over the numba kernel; ``RuleConfig`` the rule set;
-``replay`` / ``RecordError`` read game records (docs/api.md).
+``replay`` / ``RecordError`` read game records (docs/api.md). ``env``,
+``raw_env`` and ``parallel_env`` are the PettingZoo environment, whose module
+is ``majiang_env.majiang_v1`` (``help(majiang_env.majiang_v1)``: the env card).
+``python -m majiang_env`` watches a game; ``python -m majiang_env play`` plays one.
 """
 from .rules import RuleConfig
 from .game import Game, IllegalActionError, RecordError, replay
@@ -11,4 +14,5 @@ __version__ = "0.1.0"
 from .vector import selfplay  # noqa: E402
 __all__.append("selfplay")
 from .env import env, raw_env, parallel_env  # noqa: E402
-__all__ += ["env", "raw_env", "parallel_env"]
+from . import majiang_v1  # noqa: E402
+__all__ += ["env", "raw_env", "parallel_env", "majiang_v1"]

@@ -1,14 +1,15 @@
-"""馬将 (Majiang) as a PettingZoo AEC environment.
+"""馬将 (Majiang) as a PettingZoo AEC environment: the env card of ``majiang_v1``.
 
 This environment is part of the ``majiang_env`` project (not of PettingZoo's
-own classic suite); it follows the classic environments' conventions.
+own classic suite); it follows the classic environments' conventions. The
+rules are docs/rules.md, the contract docs/api.md.
 
 | | |
 |---|---|
-| Import | `from majiang_env import env` (also `raw_env`, `parallel_env`) |
+| Import | `from majiang_env import majiang_v1` then `majiang_v1.env()` (also `raw_env`, `parallel_env`); `majiang_env.env()` is the same function |
 | Actions | Discrete(156) |
-| Parallel API | Yes (`parallel_env`, via `turn_based_aec_to_parallel`) |
-| Manual Control | No |
+| Parallel API | Yes: `parallel_env()` (PettingZoo's `turn_based_aec_to_parallel`); not `aec_to_parallel(env())`, see below |
+| Manual Control | Yes, in a terminal: `python -m majiang_env play` |
 | Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
 | Agents | 4 |
 | Action Shape | Discrete(156) |
@@ -83,6 +84,17 @@ PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
 gets ``illegal_reward = -1000`` and the others 0. ``raw_env`` raises the engine's ``ValueError``
 (``IllegalActionError``) and leaves the game unchanged.
 
+### Parallel API
+
+``parallel_env()`` is the Parallel form: every step takes a dict of actions,
+only the acting agent's is used, and the other agents' masks are all zeros.
+PettingZoo's generic ``aec_to_parallel(env())`` does not apply, and
+``metadata["is_parallelizable"]`` is False: it needs every agent to act once
+per cycle in seat order, while here a seat acts several times in a row (take
+phase, then discard phase; the exchange decisions of 変) and forced decisions
+are skipped. For TorchRL's ``PettingZooWrapper`` use the AEC env
+(docs/guide.md explains why).
+
 ### Version History
 
 * v1: Initial release (`majiang_v1`).
@@ -107,9 +119,22 @@ __all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD"]
 ILLEGAL_REWARD = -1000
 
 
-def env(**kwargs):
-    """The wrapped AEC environment: ``raw_env`` inside :class:`ClassicWrapper`."""
-    return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
+CARD = __doc__  # the env card; help(env), help(raw_env), help(parallel_env) show it
+
+
+def _with_card(summary: str):
+    """Give a public constructor the docstring ``summary`` followed by the env card."""
+    def put(obj):
+        obj.__doc__ = f"{summary}\n\n{CARD}"
+        return obj
+    return put
+
+
+@_with_card("The wrapped AEC environment: ``raw_env`` inside :class:`ClassicWrapper` "
+            "(illegal move: game over, offender -1000).")
+def env(render_mode=None, rules=None, **options):
+    return ClassicWrapper(raw_env(render_mode=render_mode, rules=rules, **options),
+                          illegal_reward=ILLEGAL_REWARD)
 
 
 def _forward(name):
@@ -212,16 +237,21 @@ class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
         return super().step(actions)
 
 
-def parallel_env(**kwargs):
-    """The parallel form of ``env()`` (non-acting agents' actions are ignored)."""
-    return _ParallelEnv(env(**kwargs))
+@_with_card("The Parallel form of ``env()``: PettingZoo's ``turn_based_aec_to_parallel``; "
+            "the actions of agents not to act are ignored.")
+def parallel_env(render_mode=None, rules=None, **options):
+    return _ParallelEnv(env(render_mode=render_mode, rules=rules, **options))
 
 
+@_with_card("The AEC environment without wrappers: an illegal action raises "
+            "``IllegalActionError`` and changes nothing.")
 class raw_env(AECEnv, EzPickle):
     metadata = {
         "name": "majiang_v1",
         "render_modes": ["human", "ansi", "rgb_array"],
-        "is_parallelizable": True,
+        # False: PettingZoo's aec_to_parallel needs one action per agent per cycle in
+        # seat order, which this game does not have; parallel_env() is the Parallel form
+        "is_parallelizable": False,
         "render_fps": 2,
     }
 

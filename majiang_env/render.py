@@ -220,7 +220,7 @@ def render_ansi(game, seat=None, lang: str = "en") -> str:
     lines = []
     title = "馬将 Majiang" if lang == "ja" else "Majiang"
     if game.done:
-        lines.append(f"{title}  game over: all {n} hands played (finished, nobody to act)")
+        lines.append(f"{title}  game over: all {n} hands played (finished)")
     else:
         phase = game.phase if lang == "en" else f"{game.phase} {_PHASE_JA.get(game.phase, '')}"
         lines.append(f"{title}  hand {game.hand_index + 1}/{n}  lap {game.lap}/19  phase {phase}"

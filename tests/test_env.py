@@ -257,8 +257,51 @@ def test_no_square_leak(seed):
     assert not np.array_equal(g._st[L.SQUARES:L.SQUARES + 576], g2._st[L.SQUARES:L.SQUARES + 576])
 
 
-def test_python_m_majiang_env_plays_a_game(capsys):
-    from majiang_env.__main__ import main
-    main(["--seed", "1", "--agents", "greedy", "random", "greedy", "random"])
-    out = capsys.readouterr().out
-    assert "game over after" in out and out.count("points [") == 4
+def test_versioned_module_as_in_pettingzoo_classic():
+    """``from majiang_env import majiang_v1`` is the env module (like
+    ``pettingzoo.classic.connect_four_v3``); ``majiang_env.env`` stays the function."""
+    import majiang_env
+    from majiang_env import majiang_v1
+    assert callable(majiang_env.env) and majiang_v1.env is majiang_env.env
+    assert majiang_v1.raw_env is raw_env and majiang_v1.parallel_env is parallel_env
+    e = majiang_v1.env()
+    e.reset(seed=0)
+    assert e.metadata["name"] == "majiang_v1" and e.agent_selection == "player_0"
+
+
+def test_help_shows_the_env_card():
+    import pydoc
+
+    from majiang_env import majiang_v1
+    card = majiang_v1.__doc__
+    assert card.startswith("馬将 (Majiang) as a PettingZoo AEC environment")
+    for section in ("### Observation Space", "### Legal Actions Mask", "### Action Space",
+                    "### Rewards", "### Parallel API", "### Version History"):
+        assert section in card
+    for obj in (env, raw_env, parallel_env, majiang_v1):
+        text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
+        assert "### Observation Space" in text and "Discrete(156)" in text, obj
+        assert len(text.splitlines()) > 60
+
+
+def test_parallelizable_only_through_parallel_env():
+    """``aec_to_parallel`` needs one action per agent per cycle in seat order; a seat
+    acts several times in a row here, so the metadata says False and PettingZoo's
+    generic conversion refuses; ``parallel_env()`` is the Parallel form."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+    assert raw_env.metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(env())
+    # the cycle aec_to_parallel would need does not hold: a seat acts twice in a row
+    e = env()
+    e.reset(seed=0)
+    order = []
+    for agent in e.agent_iter(40):
+        obs, *_ = e.last()
+        order.append(agent)
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert any(a == b for a, b in zip(order, order[1:]))
+    p = parallel_env()
+    obs, infos = p.reset(seed=0)
+    masks = {a: o["action_mask"].any() for a, o in obs.items()}
+    assert sum(masks.values()) == 1   # only the acting agent has a legal action
