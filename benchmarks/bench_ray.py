@@ -5,7 +5,8 @@ single-process ``selfplay``, measured in the same run; and rollout collection
     python benchmarks/bench_ray.py [--games 20000] [--cpus 2] [--repeat 3]
 
 Figures are decisions per second of wall time on the driver (Ray start-up and
-actor creation excluded; chunk scheduling and result transfer included),
+the collectors' actor creation excluded; scheduling the selfplay tasks and
+transferring results included),
 best of ``--repeat`` runs. The in-process runs are measured with all numba
 threads and with one (a Ray worker has one per Ray CPU). Every distributed run is checked to give the same
 stats as the single-process one.
@@ -16,8 +17,9 @@ import time
 
 import numba
 
-from majiang_env import selfplay
 from majiang_env import distributed as dist
+from majiang_env import selfplay
+from majiang_env.rollouts import RolloutStream
 
 KEYS = ("games", "hands", "decisions", "mean_points", "wins")
 
@@ -80,9 +82,9 @@ def main():
     rrows = []
     for threads in (all_threads, 1):
         numba.set_num_threads(threads)
-        streams = [dist.RolloutStream(k, B, seed=0) for k in range(S)]
+        streams = [RolloutStream(k, B, seed=0) for k in range(S)]
         [s.collect(2) for s in streams]
-        dt, _ = best_of(args.repeat, lambda: [s.collect(T) for s in streams])
+        dt, _ = best_of(args.repeat, lambda streams=streams: [s.collect(T) for s in streams])
         rrows.append(("in this process (RolloutStream)", "-", threads, S * B * T / dt))
     numba.set_num_threads(all_threads)
     base_r = rrows[0][3]

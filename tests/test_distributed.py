@@ -1,5 +1,6 @@
 """majiang_env.distributed on a local 2-CPU Ray: equal to single-process runs,
-and clear reports / recovery when a worker is killed mid-run.
+and clear reports / recovery when a worker is killed mid-run (always inside a
+chunk or a collect, by the worker itself, so no timing decides a test).
 
 Ray starts once per test process (a session fixture), in its own temp dir and
 on its own ports, so the two workers of ``pytest -n 2`` may each run some of
@@ -7,11 +8,10 @@ these tests without their Rays meeting. (``xdist_group`` asks ``--dist
 loadgroup`` to keep them in one worker; pytest-xdist 3.8 cannot do that under
 pytest 9, which ignores the node ids it rewrites, so nothing relies on it.)
 """
+import json
 import os
 import shutil
 import signal
-import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +26,7 @@ ray = pytest.importorskip("ray")
 
 from majiang_env import RuleConfig, selfplay  # noqa: E402
 from majiang_env import distributed as dist  # noqa: E402
+from majiang_env import rollouts  # noqa: E402
 from majiang_env.vector import AGENTS, VectorGame  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group(name="ray")
@@ -71,7 +72,7 @@ def ray_session():
 
 
 @pytest.fixture
-def pool(ray_session):                                   # its actors hold both CPUs: one pool at a time
+def pool(ray_session):
     with dist.SelfplayPool(num_workers=2) as p:
         yield p
 
@@ -79,10 +80,10 @@ def pool(ray_session):                                   # its actors hold both 
 def _local(num_streams, envs, seed, policy, steps, weights=()):
     """The same streams run in this process, without Ray."""
     streams = [dist.RolloutStream(k, envs, seed=seed) for k in range(num_streams)]
-    outs = [dist._concat([s.collect(steps, policy) for s in streams])]
+    outs = [rollouts.concat([s.collect(steps, policy) for s in streams])]
     for w in weights:
         policy.set_weights(w)
-        outs.append(dist._concat([s.collect(steps, policy) for s in streams]))
+        outs.append(rollouts.concat([s.collect(steps, policy) for s in streams]))
     return outs
 
 
@@ -95,7 +96,8 @@ def _same(a, b):
 
 
 def test_import_does_not_need_ray():
-    code = "import sys, majiang_env, majiang_env.distributed; assert 'ray' not in sys.modules"
+    code = ("import sys, majiang_env, majiang_env.distributed, majiang_env.rollouts as r; "
+            "r.RolloutStream(0, 2).collect(3, r.PreferencePolicy()); assert 'ray' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -200,12 +202,15 @@ def test_bad_arguments_name_the_value(ray_session):
         (["threads_per_worker", str(BIG)], lambda: dist.SelfplayPool(threads_per_worker=BIG)),
         (["max_failures", "1.0"], lambda: dist.SelfplayPool(max_failures=1.0)),
         (["max_failures", str(BIG)], lambda: dist.SelfplayPool(max_failures=BIG)),
-        (["start_timeout", "0"], lambda: dist.SelfplayPool(start_timeout=0)),
-        (["start_timeout", "inf"], lambda: dist.SelfplayPool(start_timeout=float("inf"))),
-        (["start_timeout", "None"], lambda: dist.SelfplayPool(start_timeout=None)),
-        (["actor_options", "'SPREAD'"], lambda: dist.SelfplayPool(actor_options="SPREAD")),
-        (["actor_options", "'1'"], lambda: dist.SelfplayPool(actor_options={"num_cpus": "1"})),
-        (["actor_options", "True"], lambda: dist.SelfplayPool(actor_options={"num_cpus": True})),
+        (["task_options", "'SPREAD'"], lambda: dist.SelfplayPool(task_options="SPREAD")),
+        (["task_options", "'1'"], lambda: dist.SelfplayPool(task_options={"num_cpus": "1"})),
+        (["task_options", "True"], lambda: dist.SelfplayPool(task_options={"num_cpus": True})),
+        (["start_timeout", "0"], lambda: dist.RolloutCollector(2, 2, start_timeout=0)),
+        (["start_timeout", "inf"], lambda: dist.RolloutCollector(2, 2, start_timeout=float("inf"))),
+        (["start_timeout", "None"], lambda: dist.RolloutCollector(2, 2, start_timeout=None)),
+        (["actor_options", "'SPREAD'"], lambda: dist.RolloutCollector(2, 2, actor_options="SPREAD")),
+        (["actor_options", "'1'"], lambda: dist.RolloutCollector(2, 2, actor_options={"num_cpus": "1"})),
+        (["actor_options", "True"], lambda: dist.RolloutCollector(2, 2, actor_options={"num_cpus": True})),
         (["num_streams", str(BIG)], lambda: dist.RolloutCollector(BIG, 2)),
         (["num_streams", "2.0"], lambda: dist.RolloutCollector(2.0, 2)),
         (["envs_per_stream", str(BIG)], lambda: dist.RolloutCollector(2, BIG)),
@@ -407,7 +412,10 @@ def test_worker_with_other_sources_is_flagged(ray_session, monkeypatch):
     assert dist.init(num_cpus=2) is None                     # Ray is up: init leaves it alone
     monkeypatch.setattr(dist, "_CODE", "not-the-same")      # as if the driver ran other sources
     with pytest.warns(RuntimeWarning, match="install the same version on every node"):
-        dist.SelfplayPool(num_workers=1).shutdown()
+        with dist.SelfplayPool(num_workers=1) as p:
+            p.selfplay(10)
+    with pytest.warns(RuntimeWarning, match="install the same version on every node"):
+        dist.RolloutCollector(1, 2, num_workers=1).shutdown()
 
 
 def test_selfplay_equals_single_process(pool):
@@ -422,62 +430,72 @@ def test_selfplay_equals_single_process(pool):
         assert {k: got[k] for k in KEYS} == {k: ref[k] for k in KEYS}, agents
         assert got["failures"] == [] and got["seed"] == seed
         assert [c["first_game"] for c in got["chunks"]] == sorted(c["first_game"] for c in got["chunks"])
-    assert {c["worker"] for c in got["chunks"]} <= {0, 1}
+    assert all(c["pid"] > 0 and c["host"] for c in got["chunks"])
     got = pool.selfplay(50, seed=None, num_envs=8)               # a drawn seed is reported and replays
     assert {k: got[k] for k in KEYS} == {k: selfplay(50, seed=got["seed"])[k] for k in KEYS}
 
 
-def _killer(pid):
-    """An ``on_chunk`` callback that kills process ``pid`` after the first finished chunk."""
-    killed = []
+def _dies_once(marker):
+    """A stand-in for the pool's chunk task: the first chunk to start while the
+    file ``marker`` exists removes it and kills its own worker process
+    (SIGKILL), so one worker dies, once, inside a chunk; other chunks run as usual."""
+    run = dist._selfplay_chunk
 
-    def kill_once(chunk):
-        if not killed:
-            killed.append(chunk["chunk"])
-            os.kill(pid, SIGKILL)
-    return kill_once
+    def chunk(*args):
+        try:
+            os.remove(marker)
+        except FileNotFoundError:
+            return run(*args)
+        os.kill(os.getpid(), SIGKILL)
+    return chunk
 
 
-def test_selfplay_killed_worker_is_replaced_and_results_unchanged(pool):
-    n, seed = 600, 11
+def test_selfplay_killed_worker_is_replaced_and_results_unchanged(ray_session, tmp_path, monkeypatch):
+    n, seed, marker = 600, 11, tmp_path / "kill"
     ref = selfplay(n, seed=seed, num_envs=64)
-    victim = pool.info[1]["pid"]
-    kill_once = _killer(victim)
-
-    with pytest.warns(RuntimeWarning, match=rf"worker 1 \(pid {victim} .*\) died while running chunk"):
-        got = pool.selfplay(n, seed=seed, num_envs=8, chunk_games=25, on_chunk=kill_once)
+    marker.touch()
+    monkeypatch.setattr(dist, "_selfplay_chunk", _dies_once(str(marker)))
+    with dist.SelfplayPool(num_workers=2) as pool:
+        with pytest.warns(RuntimeWarning, match=r"the worker running chunk [01] \(games \d+-\d+\) died "
+                                                r"\(WorkerCrashedError.*running that chunk again"):
+            got = pool.selfplay(n, seed=seed, num_envs=8, chunk_games=25)
+    assert not marker.exists()
     assert {k: got[k] for k in KEYS} == {k: ref[k] for k in KEYS}
-    assert len(got["failures"]) == 1
+    assert len(got["failures"]) == 1 and pool.failures == got["failures"]
     f = got["failures"][0]
-    assert f["worker"] == 1 and f["pid"] == victim and "Actor" in f["error"] and f["chunk"] in f["lost chunks"]
-    assert pool.info[1]["pid"] != victim                        # a fresh actor took its place
+    a = 25 * f["chunk"]
+    assert f["games"] == f"{a}-{a + 24}" and f["error"].startswith("WorkerCrashedError: ")
     assert [c["first_game"] for c in got["chunks"]] == list(range(0, n, 25))   # every game exactly once
-    assert any(c["pid"] != victim and c["worker"] == 1 for c in got["chunks"])
 
 
-def test_selfplay_killed_worker_fails_clearly_keeping_finished_chunks(pool):
-    n, seed = 600, 12
-    victim = pool.info[0]["pid"]
-    kill_once = _killer(victim)
+def test_selfplay_killed_worker_fails_clearly_keeping_finished_chunks(ray_session, tmp_path, monkeypatch):
+    n, seed, marker = 600, 12, tmp_path / "kill"
+    marker.touch()
+    monkeypatch.setattr(dist, "_selfplay_chunk", _dies_once(str(marker)))
+    with dist.SelfplayPool(num_workers=2, max_failures=0) as pool:
+        with pytest.raises(dist.WorkerDiedError, match=r"the worker running chunk [01] .*max_failures=0") as ei:
+            pool.selfplay(n, seed=seed, num_envs=8, chunk_games=25)
+        part = ei.value.partial
+        assert len(ei.value.failures) == 1 and part["failures"] == ei.value.failures
+        assert 0 < part["games"] < n                     # the other chunk running when the worker died finished
+        played = sorted([(c["first_game"], c["first_game"] + c["games"]) for c in part["chunks"]]
+                        + part["unfinished"])
+        assert played == [(a, min(n, a + 25)) for a in range(0, n, 25)]   # finished + unfinished = the whole run
+        for c in part["chunks"]:                                            # every finished chunk's data is kept, right
+            ref = selfplay(c["games"], seed=seed, num_envs=8, first_game=c["first_game"])
+            assert {k: c[k] for k in KEYS} == {k: ref[k] for k in KEYS}
+        got = pool.selfplay(100, seed=seed, num_envs=8)                     # the pool goes on: Ray started a new
+        assert {k: got[k] for k in KEYS} == {k: selfplay(100, seed=seed)[k] for k in KEYS}   # worker process
 
-    pool.max_failures = 0
-    try:
-        with pytest.raises(dist.WorkerDiedError, match=rf"worker 0 \(pid {victim} .*max_failures=0") as ei:
-            pool.selfplay(n, seed=seed, num_envs=8, chunk_games=25, on_chunk=kill_once)
-    finally:
-        pool.max_failures = 2
-    part = ei.value.partial
-    assert ei.value.failures[0]["worker"] == 0 and part["failures"] == ei.value.failures
-    assert 0 < part["games"] < n
-    played = sorted([(c["first_game"], c["first_game"] + c["games"]) for c in part["chunks"]] + part["unfinished"])
-    assert played == [(a, min(n, a + 25)) for a in range(0, n, 25)]   # finished + unfinished = the whole run
-    for c in part["chunks"]:                                            # every finished chunk's data is kept, right
-        ref = selfplay(c["games"], seed=seed, num_envs=8, first_game=c["first_game"])
-        assert {k: c[k] for k in KEYS} == {k: ref[k] for k in KEYS}
-    # the pool replaces the dead worker on its next call
-    got = pool.selfplay(100, seed=seed, num_envs=8)
-    assert {k: got[k] for k in KEYS} == {k: selfplay(100, seed=seed)[k] for k in KEYS}
-    assert victim not in pool.pids()
+
+def test_selfplay_error_in_a_chunk_is_raised_not_retried(ray_session, monkeypatch):
+    def broken(*args):
+        raise KeyError("a bug in the chunk")
+    monkeypatch.setattr(dist, "_selfplay_chunk", broken)
+    with dist.SelfplayPool(num_workers=2) as p:
+        with pytest.raises(KeyError, match="a bug in the chunk"):
+            p.selfplay(100, num_envs=8, chunk_games=10)
+        assert p.failures == []
 
 
 def test_rollouts_equal_streams_without_ray(ray_session):
