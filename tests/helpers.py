@@ -1,4 +1,5 @@
-"""Shared test helpers: policies that drive games and a card-location check."""
+"""Shared test helpers: policies that drive games, hand-made deals, a card-location check
+and a swap of hidden cards."""
 import random
 
 import numpy as np
@@ -60,3 +61,42 @@ def play(g, rng, policy=biased_choice, check=None):
             check(g)
         g.step(policy(rng, g.legal_actions()))
     return g
+
+
+def deal(hands, draws):
+    """Squares of one hand: seat p is dealt the kinds ``hands[p]`` and then takes
+    the kinds ``draws[p]`` (draws and stand-ins, in order); the rest is filler."""
+    copies = [0] * 36
+    squares = []
+    for p in range(4):
+        sq = []
+        for k in hands[p] + draws[p]:
+            sq.append(k * 4 + copies[k])
+            copies[k] += 1
+        squares.append(sq)
+    rest = [c for c in range(144) if c % 4 >= copies[c // 4]]
+    for sq in squares:
+        while len(sq) < 36:
+            sq.append(rest.pop())
+    return np.array([squares])
+
+
+def counts(kinds):
+    c = np.zeros(36, np.int16)
+    for k in kinds:
+        c[k] += 1
+    return c
+
+
+def squares_of(g):
+    """The deal of every hand of ``g``: int (hands_per_game, 4, 36) card ids."""
+    nh = g.rules.hands_per_game
+    return np.array(g.state[L.SQUARES:L.SQUARES + nh * 144]).reshape(nh, 4, 36)
+
+
+def swap_cards(squares, c1, c2):
+    """A copy of ``squares`` with card ids c1 and c2 exchanged wherever they lie."""
+    swapped = squares.copy()
+    swapped[squares == c1] = c2
+    swapped[squares == c2] = c1
+    return swapped

@@ -6,38 +6,12 @@ import numpy as np
 import pytest
 
 from majiang_env import Game, RuleConfig
-from majiang_env.kernel import layout as L
 from majiang_env.kernel import observe as O
 from majiang_env.rules import A_CHOW, A_DRAW, A_EXCHANGE, A_PUNG, A_RON
-from helpers import biased_choice, card_places
+from helpers import biased_choice, card_places, counts, deal, squares_of, swap_cards
 
 S = O.OBS_SCALAR
 NO_EXCHANGE = RuleConfig(hands_per_game=1, exchange=False)
-
-
-def deal(hands, draws):
-    """Squares of one hand: seat p is dealt the kinds ``hands[p]`` and then takes
-    the kinds ``draws[p]`` (draws and stand-ins, in order); the rest is filler."""
-    copies = [0] * 36
-    squares = []
-    for p in range(4):
-        sq = []
-        for k in hands[p] + draws[p]:
-            sq.append(k * 4 + copies[k])
-            copies[k] += 1
-        squares.append(sq)
-    rest = [c for c in range(144) if c % 4 >= copies[c // 4]]
-    for sq in squares:
-        while len(sq) < 36:
-            sq.append(rest.pop())
-    return np.array([squares])
-
-
-def counts(kinds):
-    c = np.zeros(36, np.int16)
-    for k in kinds:
-        c[k] += 1
-    return c
 
 
 def seg(obs, start, r, width):
@@ -226,16 +200,13 @@ def test_no_hand_leak(seed):
         g.step(a)
     places = card_places(g)
     held = [[c for c, w in places.items() if w == [f"hand{p}"]] for p in (1, 2)]
-    nh = g.rules.hands_per_game
-    squares = g._st[L.SQUARES:L.SQUARES + nh * 144].reshape(nh, 4, 36)
+    squares = squares_of(g)
     compared = 0
     # a card of a kind the other seat does not hold, so no copy of it moves instead
     pairs = [(c1, c2) for c1 in held[0] for c2 in held[1]
              if g.observe(2)[c1 >> 2] == 0 and g.observe(1)[c2 >> 2] == 0]
     for c1, c2 in pairs:
-        swapped = squares.copy()
-        swapped[squares == c1] = c2
-        swapped[squares == c2] = c1
+        swapped = swap_cards(squares, c1, c2)
         a_game, b_game = Game(seed=seed, auto_forced=False), Game(seed=seed, auto_forced=False,
                                                                   squares=swapped)
         ok, n = True, 0
