@@ -28,7 +28,7 @@ from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES, NUM_PARAMS
+from .kernel.players import AGENT_CODES, NUM_PARAMS, TABLE_AGENTS, agent_params
 from .observation import FEAT_SIZE, check_obs_type
 from .rules import NUM_ACTIONS, make_rules
 
@@ -81,7 +81,8 @@ class VectorGame:
     in slot i. ``rewards[i]`` holds each seat's points for a hand of slot i that
     closed in this step. The arrays are **read-only views** of the
     object's own buffers (also the attributes ``obs``, ``mask``, ``player``,
-    ``rewards``, ``done``, ``game_index``, and ``hand_closed``: bool (B,), True
+    ``rewards``, ``done``, ``game_index``, ``compact``: the compact observation
+    also under ``obs_type="features"``, and ``hand_closed``: bool (B,), True
     where a hand of the slot closed in the last step, as the kernel reports it),
     overwritten by the next call: copy
     what you keep. Actions are checked against the legal lists held in the
@@ -115,7 +116,7 @@ class VectorGame:
         self._dt = tables.deficiency_table() if obs_type == "features" else _NO_TABLE
         self._view = (self._mask, self._compact, self._feat, self._player)     # what batch.publish writes
         self._result = (self._rewards, self._done, self._hand_closed)
-        for name in ("mask", "obs", "player", "rewards", "done", "hand_closed", "game_index"):
+        for name in ("mask", "obs", "compact", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
 
     def _parallel(self) -> bool:
@@ -187,29 +188,37 @@ class VectorGame:
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:
-        """The actions an in-kernel agent (``"random"`` or ``"greedy"``) chooses for
-        the player to act in slots ``rows`` (default: every slot), as int64.
+        """The actions an in-kernel agent (a name of ``AGENTS``: ``"random"``,
+        ``"greedy"``, ``"search"``, or a pair ``(name, parameters)`` such as
+        ``("search", {"samples": 8})``, see :func:`agent_spec`) chooses for the
+        player to act in slots ``rows`` (default: every slot), as int64.
 
         The agent decides from what that player may see, as ``selfplay``'s agents
         do, and draws from the slot's own agent stream, which restarts with each
         game: if every decision of a game is taken this way, the game equals the
         one ``selfplay`` plays with the same agents and seed. ``agent`` may also
-        be a sequence with one name per row.
+        be a list with one agent per row.
         """
         if not self._ready:
             raise ResetNeededError("call reset() before policy_actions()")
         rows = self._rows(rows)
-        names = [agent] * len(rows) if isinstance(agent, str) else list(agent) \
-            if isinstance(agent, (list, tuple)) else None
-        if names is None or len(names) != len(rows) or any(not isinstance(n, str) or n not in AGENTS
-                                                           for n in names):
-            raise ValueError(f"agent must be one of {sorted(AGENTS)} or a list of such names, one per row "
-                             f"({len(rows)} rows), got {agent!r:.200}")
-        codes = np.array([AGENTS[n] for n in names], np.int32)
-        if self._dt is _NO_TABLE and (codes == batch.AGENT_GREEDY).any():
+        one = isinstance(agent, str) or (isinstance(agent, tuple) and len(agent) == 2
+                                         and isinstance(agent[1], dict))
+        specs = [agent] * len(rows) if one else list(agent) if isinstance(agent, (list, tuple)) else None
+        if specs is None or len(specs) != len(rows):
+            raise ValueError(f"agent must be one of {sorted(AGENTS)}, a pair (name, parameters), or a list of "
+                             f"such agents, one per row ({len(rows)} rows), got {agent!r:.200}")
+        if one:
+            code, vec = agent_spec(agent)
+            codes = np.full(len(rows), code, np.int32)
+            params = np.tile(vec, (len(rows), 1))
+        else:
+            pairs = [agent_spec(a, f"agent[{i}]") for i, a in enumerate(specs)]
+            codes = np.array([c for c, _ in pairs], np.int32).reshape(len(rows))
+            params = np.array([v for _, v in pairs], np.float64).reshape(len(rows), NUM_PARAMS)
+        if self._dt is _NO_TABLE and np.isin(codes, TABLE_AGENTS).any():
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
-        params = np.zeros((len(rows), NUM_PARAMS), np.float64)
         run = batch.batch_agent_actions if self._parallel() and len(rows) > 1 else \
             batch.batch_agent_actions_serial
         with numba_threads(self.num_threads):
@@ -256,6 +265,26 @@ class VectorGame:
 AGENTS = dict(AGENT_CODES)           # the in-kernel agents by name
 
 
+def agent_spec(spec, where: str = "agent"):
+    """(code, parameter vector) of an in-kernel agent given as a name of ``AGENTS``
+    or as a pair ``(name, parameters)``: a dict of the agent's named parameters
+    (``kernel.players.AGENT_PARAMS``; e.g. ``("search", {"samples": 8, "budget":
+    2000})``), the others taking their defaults. ValueError for anything else."""
+    if isinstance(spec, str):
+        name, opts = spec, None
+    elif isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+        name, opts = spec
+    else:
+        raise ValueError(f"{where} must be an in-kernel agent name from {sorted(AGENTS)} or a pair "
+                         f"(name, parameters dict), got {spec!r:.200}")
+    if name not in AGENTS:
+        raise ValueError(f"{where}: unknown in-kernel agent {name!r}; known: {sorted(AGENTS)}")
+    try:
+        return AGENTS[name], agent_params(name, opts)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
 def _progress_bar(total):
     try:
         from tqdm.auto import tqdm
@@ -275,11 +304,14 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     those of one call over their union (``majiang_env.distributed`` relies on it).
     ``progress=True`` shows a tqdm bar (the run is then made of about 50 kernel calls).
     ``num_threads``: numba threads for the run (None: numba's current setting).
+    ``agents``: one in-kernel agent per seat, a name of ``AGENTS`` or a pair
+    ``(name, parameters)`` (:func:`agent_spec`), e.g.
+    ``(("search", {"samples": 8}), "greedy", "greedy", "greedy")``.
     """
-    if not isinstance(agents, (tuple, list)) or len(agents) != 4 or \
-            any(not isinstance(a, str) or a not in AGENTS for a in agents):
-        raise ValueError(f"agents must be a tuple of 4 names from {sorted(AGENTS)}, got {agents!r}")
-    agents = tuple(agents)
+    if not isinstance(agents, (tuple, list)) or len(agents) != 4:
+        raise ValueError(f"agents must be a tuple of 4 agents (names from {sorted(AGENTS)} or pairs "
+                         f"(name, parameters)), got {agents!r:.200}")
+    specs = [agent_spec(a, f"agents[{i}]") for i, a in enumerate(agents)]
     num_games = as_int("num_games", num_games, 0, 2 ** 62)
     first_game = as_int("first_game", first_game, 0, 2 ** 63 - 1 - num_games)
     progress = as_bool("progress", progress)
@@ -290,9 +322,9 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     st = np.zeros((B, L.SIZE), np.int32)
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
     stats = np.zeros((B, batch.ST_SIZE), np.int64)
-    codes = np.array([AGENTS[a] for a in agents], np.int32)
-    params = np.zeros((4, NUM_PARAMS), np.float64)
-    dtab = tables.deficiency_table() if "greedy" in agents else _NO_TABLE
+    codes = np.array([c for c, _ in specs], np.int32)
+    params = np.array([v for _, v in specs], np.float64)
+    dtab = tables.deficiency_table() if np.isin(codes, TABLE_AGENTS).any() else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
     # one kernel call, or (progress=True) about 50 calls over consecutive game ranges,
     # which add up to the same stats

@@ -497,7 +497,7 @@ BAD_SEGMENT_VALUES = [
     ("claim -2", O.OBS_CLAIM + 1, -2), ("int16 overflow", O.OBS_HAND, 70000),
 ]
 BAD_SCALAR_VALUES = [
-    ("seat 4", S + O.S_SEAT, 4), ("hand index 4", S + O.S_HAND, 4), ("start seat -1", S + O.S_START, -1),
+    ("seat 4", S + O.S_SEAT, 4), ("hand index 5", S + O.S_HAND, 5), ("start seat -1", S + O.S_START, -1),
     ("lap 0", S + O.S_LAP, 0), ("lap 1000", S + O.S_LAP, 1000), ("phase 4", S + O.S_PHASE, 4),
     ("slot 76", S + O.S_SLOT, 76), ("wins 4", S + O.S_NWINS, 4), ("took 3", S + O.S_TOOK, 3),
     ("picked kind+1 37", S + O.S_PICK_KIND, 37), ("exchange left 17", S + O.S_EXCH_LEFT, 17),

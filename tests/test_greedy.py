@@ -13,7 +13,7 @@ from majiang_env.kernel import layout as L
 from majiang_env.kernel.core import U64, mix64, rand_below
 from majiang_env.kernel.players import NUM_PARAMS
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER,
-                                        OBS_SIDE, OBS_SIZE)
+                                        OBS_SCALAR, OBS_SIDE, OBS_SIZE, S_LAP)
 from majiang_env.vector import game_seed
 
 B, R, Y, G = 0, 9, 18, 27  # first kind of each face colour: blue 1 = B + 0, red 5 = R + 4, ...
@@ -21,6 +21,7 @@ B, R, Y, G = 0, 9, 18, 27  # first kind of each face colour: blue 1 = B + 0, red
 
 def _obs(hand, drawn=None, side=(), claims=None, melds=(), discard_drawn=False):
     o = np.zeros(OBS_SIZE, np.int16)
+    o[OBS_SCALAR + S_LAP] = 1  # the first lap: every scalar within what the environment writes
     for k in hand:
         o[OBS_HAND + k] += 1
     if drawn is not None:

@@ -24,14 +24,15 @@ plane              n     value per kind k
 ``P_CLAIM``        4     the discard of relative seat r that the observer may use
                          now (r = 0 always 0): the other seats' discards made
                          since the observer's previous turn
-``P_TRIPLET``      4     relative seat r shows a 刻 / 暗 / 明 of kind k
-``P_RUN``          4     kinds covered by relative seat r's shown 順 melds
+``P_TRIPLET``      4     relative seat r shows a 刻 / 暗 / 明 of kind k (0 / 1)
+``P_RUN``          4     kinds covered by relative seat r's shown 順 melds (0 / 1)
 ``P_VISIBLE``      1     copies of k the observer sees anywhere / 4
 ``P_UNSEEN``       1     copies of k the observer cannot see / 4 (1 - P_VISIBLE)
 ``P_OPT_LEGAL``    1     giving up one card of k is legal now (打 k in the
                          discard phase, 変 k in the exchange phase)
 ``P_OPT_DEF``      1     the deficiency that option leaves / 8 (0 if not legal)
-``P_OPT_BEST``     1     that deficiency is the lowest among the options
+``P_OPT_BEST``     1     that deficiency is the lowest among these options (打 or
+                         変; 暗 and 明 not counted)
 ``P_OPT_ACC``      1     its acceptance (unseen cards that would lower it) / 100, at most 1
 ``P_ANKAN_DEF``    1     暗 k legal: (the deficiency it leaves, at most 7, + 1) / 8;
                          0: not legal
@@ -58,12 +59,13 @@ Scalars, from ``SCALARS``:
 ``F_SCORES``        4     tanh(score / 100) per relative seat
 ``F_SQUARE_LEFT``   4     cards left in each square / 36
 ``F_MELDS``         4     shown melds per relative seat / 4
-``F_DEF_NOW``       1     deficiency of the hand now / 8
-``F_ACC_NOW``       1     its acceptance / 100
+``F_DEF_NOW``       1     deficiency of the hand now (own hand + drawn card), at
+                          most 8, / 8; for every seat, to act or not
+``F_ACC_NOW``       1     its acceptance / 100, at most 1
 ``F_PICKUP_LEGAL``  6     pick-ups 刻 +1 +2 +3, 順 low middle high: legal
 ``F_PICKUP_DEF``    6     the deficiency after the pick-up and its best
                           discard / 8 (0 if not legal)
-``F_PICKUP_ACC``    6     that hand's acceptance / 100
+``F_PICKUP_ACC``    6     that hand's acceptance / 100, at most 1
 ``F_WIN_LEGAL``     1     模 or 栄 is legal
 ==================  ====  ===================================================
 """
@@ -71,7 +73,7 @@ import math
 
 from ..rules import A_ANKAN, A_DISCARD, A_EXCHANGE, A_MINKAN, A_PUNG, A_RON, A_TSUMO, NUM_ACTIONS
 from .core import kernel_jit
-from .greedy import INF, W_ACC, W_UNSEEN, W_VAL, option_values, read_obs
+from .greedy import INF, W_ACC, W_UNSEEN, W_VAL, hand_value, option_values, read_obs
 from .layout import PH_EXCHANGE
 from .observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SCALAR, OBS_SIDE,
                       S_EXCH_LEFT, S_HAND, S_LAP, S_NWINS, S_PHASE, S_PICK_KIND, S_RETIRED, S_SCORES,
@@ -197,10 +199,13 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     for a in range(NUM_ACTIONS):
         nlegal += mask[a] != 0
     if nlegal == 0 or phase > 2:  # not this seat's decision: no per-action block
-        return
-    dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
+        _, dnow, acc = hand_value(obs, dt, work)
+    else:
+        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
     out[f + F_DEF_NOW] = min(dnow, 8) / 8.0
     out[f + F_ACC_NOW] = min(acc, ACC_SCALE) / ACC_SCALE
+    if nlegal == 0 or phase > 2:
+        return
     for j in range(6):
         a = A_PUNG + j
         if mask[a]:

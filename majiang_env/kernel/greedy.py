@@ -495,6 +495,15 @@ def greedy_action(obs, mask, rng, dt, chow_off, kuikae, w):
 
 
 @kernel_jit
+def hand_value(obs, dt, w):
+    """(melds still needed, deficiency of the hand now, its acceptance) of the
+    observer's H + d; leaves the hand prepared in w (W_KEYS, W_ROWS, W_O1)."""
+    need = 4 - read_obs(obs, w)
+    dnow = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
+    return need, dnow, _acceptance(w, W_ROWS, W_O1, need, dnow)
+
+
+@kernel_jit
 def option_values(obs, mask, dt, chow_off, kuikae, w):
     """The quantities the greedy policy decides by, for every legal option (the
     feature encoding's per-action block reads them).
@@ -507,9 +516,7 @@ def option_values(obs, mask, dt, chow_off, kuikae, w):
     for a in range(NUM_ACTIONS):
         w[W_VAL + a] = INF
         w[W_ACC + a] = 0
-    need = 4 - read_obs(obs, w)
-    dnow = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
-    acc = _acceptance(w, W_ROWS, W_O1, need, dnow)
+    need, dnow, acc = hand_value(obs, dt, w)
     if mask[A_DRAW]:
         for a in range(A_PUNG, A_RON):
             if not mask[a]:

@@ -24,6 +24,8 @@ OBS_SCALAR     24      seat, hand index, start seat (rel), lap, phase (0 変
 =============  ======  =====================================================
 """
 
+import numpy as np
+
 from ..rules import R_SIDE_PUBLIC, R_DISCARD_DRAWN, R_EXCHANGE
 from .layout import (HAND, START, PHASE, SLOT, NWINS, EXCH, TOOK, PICK_KIND, DRAWN, SCORES,
                      SQPOS, HCNT, SIDE, NSIDE, MELDS, MELD_W, NMELD, RIVER, RFLAG, NRIVER, RETIRED,
@@ -104,17 +106,35 @@ def observe(st, rules, me, out):
         out[s + S_SQUARE_LEFT + r] = 36 - st[SQPOS + q]
 
 
-# (first, end, lowest, highest) value of the segments a policy reads as indices
-OBS_RANGES = ((OBS_HAND, OBS_DRAWN, 0, 4), (OBS_DRAWN, OBS_SIDE, 0, 1), (OBS_SIDE, OBS_RIVER, 0, 4),
-              (OBS_RIVER, OBS_RFLAG, 0, 36), (OBS_MELD, OBS_CLAIM, 0, 36), (OBS_CLAIM, OBS_SCALAR, 0, 36))
+def _value_ranges():
+    """(lowest, highest) int16[OBS_SIZE] each: every value ``observe`` can write at
+    each index (docs/observation.md); scores may be any int16."""
+    lo, hi = np.zeros(OBS_SIZE, np.int16), np.zeros(OBS_SIZE, np.int16)
+    for first, end, top in ((OBS_HAND, OBS_DRAWN, 4), (OBS_DRAWN, OBS_SIDE, 1), (OBS_SIDE, OBS_RIVER, 4),
+                            (OBS_RIVER, OBS_RFLAG, 36), (OBS_RFLAG, OBS_MELD, 511), (OBS_MELD, OBS_CLAIM, 36),
+                            (OBS_CLAIM, OBS_SCALAR, 36)):
+        hi[first:end] = top
+    hi[OBS_MELD:OBS_CLAIM:3] = 4                 # meld type
+    s = OBS_SCALAR
+    for i, low, top in ((S_SEAT, 0, 3), (S_HAND, 0, 4), (S_START, 0, 3), (S_LAP, 1, 19), (S_PHASE, 0, 3),
+                        (S_SLOT, 0, 75), (S_NWINS, 0, 3), (S_TOOK, 0, 2), (S_PICK_KIND, 0, 36),
+                        (S_EXCH_LEFT, 0, NUM_EXCHANGE)):
+        lo[s + i], hi[s + i] = low, top
+    hi[s + S_RETIRED:s + S_RETIRED + 4] = 1
+    lo[s + S_SCORES:s + S_SCORES + 4], hi[s + S_SCORES:s + S_SCORES + 4] = -32768, 32767
+    hi[s + S_SQUARE_LEFT:s + S_SQUARE_LEFT + 4] = 36
+    return lo, hi
+
+
+OBS_LOW, OBS_HIGH = _value_ranges()   # hand index 4: the game is over (hands_per_game)
 
 
 @kernel_jit
 def first_out_of_range(obs):
-    """The first index of ``obs`` outside its segment's value range (OBS_RANGES), or -1:
-    what the compiled policies check before they index tables with an observation."""
-    for lo, hi, vmin, vmax in OBS_RANGES:
-        for i in range(lo, hi):
-            if obs[i] < vmin or obs[i] > vmax:
-                return i
+    """The first index of ``obs`` outside what ``observe`` can write there
+    (OBS_LOW, OBS_HIGH), or -1: what the compiled policies and the feature
+    encoding check before they index tables with an observation."""
+    for i in range(OBS_SIZE):
+        if obs[i] < OBS_LOW[i] or obs[i] > OBS_HIGH[i]:
+            return i
     return -1
