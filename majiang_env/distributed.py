@@ -371,11 +371,11 @@ def _code_fingerprint():
     return _CODE
 
 
-def _check_code(code, who):
+def _check_code(code, who, stacklevel):
     if code != _code_fingerprint():
         warnings.warn(f"majiang_env.distributed: {who} runs majiang_env sources {code}, the driver "
                       f"{_code_fingerprint()}: install the same version on every node, or results will not match",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=stacklevel + 1)
 
 
 def _selfplay_chunk(chunk, first, n, agents, seed, num_envs, rules, threads):
@@ -552,7 +552,7 @@ class SelfplayPool(_Pool):
                                   RuntimeWarning, stacklevel=2)
                     todo.append(c)
             else:
-                _check_code(res.pop("code"), f"the worker on {res['host']} (pid {res['pid']})")
+                _check_code(res.pop("code"), f"the worker on {res['host']} (pid {res['pid']})", 2)
                 done[c] = res
                 if on_chunk is not None:
                     on_chunk(res)
@@ -587,7 +587,8 @@ class RolloutCollector(_Pool):
     (at most ``num_streams``); the actors hold their CPUs until ``shutdown()``
     (or the end of a ``with`` block); ``actor_options`` go to Ray's
     ``.options``; actors that cannot be placed within ``start_timeout``
-    seconds raise RuntimeError.
+    seconds raise RuntimeError (building their streams is not bounded by it:
+    on a node with a stale numba cache it compiles the kernel first).
 
     With ``recover=True`` (default) each stream's state comes back with its
     data (about 13 kB per game), so the streams of a dead worker are rebuilt on
@@ -627,7 +628,8 @@ class RolloutCollector(_Pool):
     def _home(self, k):
         return k % self.num_workers
 
-    def _get(self, refs):
+    def _placed(self, refs):
+        """``ray.get(refs)`` of the actors' first calls, within ``start_timeout``."""
         ray = _ray()
         try:
             return ray.get(refs, timeout=self.start_timeout)
@@ -643,9 +645,9 @@ class RolloutCollector(_Pool):
             if self.workers[i] is not None:
                 ray.kill(self.workers[i])
             self.workers[i] = _STREAM_ACTOR.options(**self.actor_options).remote(i, self.threads)
-        for i, inf in zip(workers, self._get([self.workers[i].info.remote() for i in workers])):
+        for i, inf in zip(workers, self._placed([self.workers[i].info.remote() for i in workers])):
             self.info[i] = inf
-            _check_code(inf["code"], f"worker {i} on {inf['host']}")
+            _check_code(inf["code"], f"worker {i} on {inf['host']}", 3)
         refs = []
         for i in workers:
             w = self.workers[i]
@@ -654,7 +656,7 @@ class RolloutCollector(_Pool):
                 refs.append(w.set_weights.remote(self._weights))
             refs += [w.add_stream.remote(k, self.envs_per_stream, self.seed, self.rules, self._states[k])
                      for k in range(self.num_streams) if self._home(k) == i]
-        self._get(refs)
+        ray.get(refs)
 
     def pids(self):
         return [inf["pid"] for inf in self.info]
