@@ -4,6 +4,8 @@
 =================  ====  ======================================================
 ``AGENT_RANDOM``   0     uniform over the legal list (one draw from ``rng``)
 ``AGENT_GREEDY``   1     ``greedy.greedy_action`` on the seat's observation
+``AGENT_SEARCH``   2     ``search.search_action``: determinized rollouts with the
+                         greedy policy (parameters ``search.P_*``)
 =================  ====  ======================================================
 
 Every agent decides for the seat to act, ``row[CUR]``, from what that seat may
@@ -12,6 +14,9 @@ splitmix64 stream (``uint64[1]``); ``params`` (float64[NUM_PARAMS]) holds the
 agent's parameters (their meaning is the agent's own); ``obs``, ``mask``,
 ``work`` and ``rows`` are caller-owned buffers (:func:`new_workspace`), so a
 decision allocates nothing.
+
+From Python, :func:`agent_params` turns an agent's named parameters
+(:data:`AGENT_PARAMS`) into its parameter vector, checking them.
 """
 import numpy as np
 
@@ -20,12 +25,65 @@ from .core import kernel_jit, rand_below, write_mask
 from .greedy import W_SIZE, greedy_action
 from .layout import CUR, LEGAL, NLEGAL, SIZE
 from .observe import OBS_SIZE, observe
+from .search import (DEFAULT_BUDGET, DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, P_BUDGET, P_CONFIDENCE, P_SAMPLES,
+                     P_SEARCH_WINS, search_action)
 
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
-AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY}
+AGENT_SEARCH = 2
+AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "search": AGENT_SEARCH}
+TABLE_AGENTS = (AGENT_GREEDY, AGENT_SEARCH)   # the agents that read the deficiency table
 NUM_PARAMS = 8      # length of an agent's parameter vector
 NUM_ROWS = 4        # scratch state rows of a workspace (for agents that simulate)
+
+# name -> {parameter: (index in the vector, default, lowest, highest)}; None as a
+# value means "no cap" where the parameter allows it (budget)
+AGENT_PARAMS = {
+    "random": {},
+    "greedy": {},
+    "search": {"samples": (P_SAMPLES, DEFAULT_SAMPLES, 1, 100_000),
+               "budget": (P_BUDGET, DEFAULT_BUDGET, 1, 2 ** 50),
+               "search_wins": (P_SEARCH_WINS, False, False, True),
+               "confidence": (P_CONFIDENCE, DEFAULT_CONFIDENCE, 0.0, 100.0)},
+}
+
+
+def agent_params(name, options=None) -> np.ndarray:
+    """The parameter vector (float64[NUM_PARAMS]) of agent ``name`` from a dict of
+    its named parameters (``AGENT_PARAMS[name]``; missing ones take their
+    defaults). search: ``samples`` (int >= 1), ``budget`` (int >= 1 rollout
+    decisions per decision, or None for no cap), ``search_wins`` (bool).
+    Raises ValueError for an unknown agent, parameter or value."""
+    if name not in AGENT_PARAMS:
+        raise ValueError(f"unknown agent {name!r}; agents are {sorted(AGENT_PARAMS)}")
+    spec = AGENT_PARAMS[name]
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ValueError(f"parameters of agent {name!r} must be a dict, got {type(options).__name__}")
+    unknown = set(options) - set(spec)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for agent {name!r}; "
+                         f"it takes {sorted(spec) or 'none'}")
+    v = np.zeros(NUM_PARAMS, np.float64)
+    for key, (i, default, lo, hi) in spec.items():
+        x = options.get(key, default)
+        if key == "budget" and x is None:
+            v[i] = -1  # no cap
+            continue
+        if isinstance(lo, bool):
+            if not isinstance(x, (bool, np.bool_)):
+                raise ValueError(f"{name} parameter {key!r} must be True or False, got {x!r:.80}")
+        elif isinstance(lo, float):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)) \
+                    or not lo <= x <= hi:
+                raise ValueError(f"{name} parameter {key!r} must be a number in {lo}..{hi}, got {x!r:.80}")
+            x = max(float(x), 1e-12)  # 0 in the vector means "the default"
+        elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
+            raise ValueError(f"{name} parameter {key!r} must be an int in {lo}..{hi}"
+                             + (" or None" if key == "budget" else "") + f", got {x!r:.80}")
+        v[i] = float(x)
+    return v
 
 
 @kernel_jit
@@ -38,10 +96,12 @@ def new_workspace():
 @kernel_jit
 def agent_action(row, rules, wt, code, rng, dt, params, obs, mask, work, rows):
     """The action of in-kernel agent ``code`` for the seat to act in ``row``
-    (which must have a legal action). ``dt`` is the deficiency table (greedy)."""
+    (which must have a legal action). ``dt`` is the deficiency table (greedy, search)."""
     if code == AGENT_GREEDY:
         p = row[CUR]
         observe(row, rules, p, obs)
         write_mask(row, mask)
         return greedy_action(obs, mask, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
+    if code == AGENT_SEARCH:
+        return search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows)
     return row[LEGAL + rand_below(rng, 0, row[NLEGAL])]

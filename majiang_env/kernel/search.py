@@ -1,0 +1,286 @@
+"""The search agent: determinized rollouts (perfect-information Monte Carlo), in the kernel.
+
+At a decision of seat p (``row[CUR]``) with more than one legal action:
+
+1. **Determinize.** The cards p cannot see (docs/rules.md §11) are the
+   *unseen pool*: 144 card ids less every card p sees (own concealed hand, own
+   drawn card, own side cards and every seat's when ``side_cards_public``,
+   every river card, every shown meld card: the two shown cards of a 刻 / 順 /
+   明, the three of a 暗 and the kan cards, which lie in rivers). The pool is
+   listed in ascending card id order, shuffled (Fisher-Yates) with a stream
+   drawn from ``rng``, and dealt into the **hidden places**, in this fixed
+   order, each place keeping its size:
+
+   - each other seat's concealed hand (seats 0-3 in order, skipping p; its
+     ``NHAND`` cards), followed by that seat's side cards unless they are public;
+   - every stand-in (seats 0-3, melds in the order made; 刻 / 順 / 明);
+   - the untaken rest of every square of the current hand (seats 0-3,
+     positions ``SQPOS`` .. 35; p's own square included).
+
+   The copy's derived fields of the refilled hands (``HMASK``, ``HCNT``,
+   ``KEYS``, ``NCOL``, ``NHAND``) are rebuilt with ``core.add_card``; nothing
+   else depends on the hidden cards. Both the pool and the order of the places
+   are functions of what p sees, so the sampled state (and hence the decision)
+   is the same whatever the true hidden cards are: permuting them leaves it
+   unchanged for the same ``rng`` (``tests/test_search.py``).
+2. **Roll out.** On every determinization each legal action is played in a
+   copy, then every seat plays the greedy policy (``greedy.py``, from its own
+   observation of the copy) until the current hand closes. The copy's rules
+   end the game with the current hand (``hands_per_game`` cut to it), so the
+   rollout never deals a later hand from the real squares, and apply forced
+   actions at once (``auto_forced``). The same determinizations and the same
+   rollout stream serve every action (common random numbers).
+3. **Choose** the action with the highest total point change of p in this
+   hand (``DELTAS``), ties by the number of rollouts p won, then the greedy
+   policy's own choice if it is among them, then the lowest action id.
+
+What it never reads: the real row's hidden places (opponents' hands, others'
+side cards unless public, stand-ins, squares), the decision log, or any later
+hand's squares. It reads the real row only for what p sees (``row`` copied,
+then every hidden place overwritten before a rollout starts).
+
+**Parameters** (``params``, float64[``players.NUM_PARAMS``]):
+
+=================  ==============================================================
+``P_SAMPLES``      determinizations per decision; <= 0: ``DEFAULT_SAMPLES``
+``P_BUDGET``       cap on rollout decisions per decision (all actions, all
+                   samples): after each round of one determinization x every
+                   action, the search stops once it has played this many;
+                   0: ``DEFAULT_BUDGET``, < 0: no cap. At least one round runs.
+``P_SEARCH_WINS``  1: 栄 / 模 are searched like any action; 0 (default): a legal
+                   win is taken at once (the greedy policy's choice among wins)
+=================  ==============================================================
+
+The budget is counted in rollout decisions, not seconds: numba's nopython
+mode has no clock, a ctypes clock would stop the kernel's on-disk cache, and a
+decision that depended on the machine's load could not be reproduced. One
+rollout decision costs about what one greedy decision does (~5 us on one core
+of the development machine), so a budget of B costs about B x 5 us; see
+``benchmarks/bench_search.py`` for measured times.
+
+**Cost.** (samples) x (legal actions) rollouts, each to the end of the hand:
+most at the 変 and early turns, least near the end. Decisions with one legal
+action return it at once.
+
+**Randomness.** The search draws one number from ``rng`` per decision (after
+the greedy policy's root call, which draws only to break its ties); every
+determinization and rollout stream is derived from it, and ``rng`` is left
+where that one draw put it, so the agent's stream advances independently of
+the searching itself. Same seed, same decisions.
+
+**Scratch.** ``rows[0]`` holds the current determinization, ``rows[1]`` the
+rollout, ``rows[2]`` the search's own buffers (``X_*``: the rollout rules,
+the pool, per-action totals); ``obs``, ``mask``, ``work`` serve the greedy
+rollout policy. Nothing is allocated per decision.
+"""
+import numpy as np
+
+from ..rules import (A_EXCHANGE, A_RON, A_TSUMO, R_AUTO_FORCED, R_CHOW_OFF, R_HANDS, R_KUIKAE,
+                     R_SIDE_PUBLIC, R_SIZE)
+from .core import U64, add_card, advance, kernel_jit, mix64, rand_below, write_mask
+from .greedy import greedy_action
+from .layout import (CUR, DECLOG, DELTAS, DRAWN, HAND, HCNT, HMASK, KEYS, LEGAL, MAX_LEGAL, MELDS,
+                     MELD_W, M_CARD0, M_CARD1, M_KAN, M_STANDIN, M_TYPE, MT_ANKAN, NCOL, NHAND, NLEGAL,
+                     NMELD, NRIVER, NSIDE, RETIRED, RIVER, RIVER_LEN, SIDE, SIZE, SQPOS, SQUARES)
+from .observe import observe
+
+# ---- parameters (indices into params) ----------------------------------------
+P_SAMPLES = 0
+P_BUDGET = 1
+P_SEARCH_WINS = 2
+P_CONFIDENCE = 3
+DEFAULT_SAMPLES = 16
+DEFAULT_BUDGET = 8000
+DEFAULT_CONFIDENCE = 1.0
+
+# ---- scratch: rows[X_ROW] ------------------------------------------------------
+ROW_BASE, ROW_SIM, X_ROW = 0, 1, 2
+X_RULES = 0                  # R_SIZE: the rollout's rules
+X_POOL = 16                  # 144: seen flags, then the unseen pool
+X_SUM = X_POOL + 144         # MAX_LEGAL: total point change per legal action
+X_WINS = X_SUM + MAX_LEGAL   # MAX_LEGAL: rollouts won per legal action
+X_END = X_WINS + MAX_LEGAL
+F_ROW = 3                    # rows[F_ROW] seen as float64:
+F_SUM = 0                    # MAX_LEGAL: sum over samples of (action's points - greedy action's)
+F_SQ = MAX_LEGAL             # MAX_LEGAL: sum of squares of those differences
+assert R_SIZE <= X_POOL and X_END <= SIZE and 2 * MAX_LEGAL <= SIZE // 2 and SIZE % 2 == 0
+
+GOLDEN = U64(0x9E3779B97F4A7C15)
+
+
+@kernel_jit
+def unseen_pool(st, rules, p, pool):
+    """List the card ids seat p cannot see in pool[0:n], ascending; return n.
+    Reads only what p sees (own hand and drawn card, side cards p may see, rivers,
+    shown meld cards)."""
+    for c in range(144):
+        pool[c] = 0
+    for k in range(36):
+        m = st[HMASK + p * 36 + k]
+        for c in range(4):
+            if (m >> c) & 1:
+                pool[k * 4 + c] = 1
+    if st[DRAWN] >= 0:  # the drawn card of this turn: p's own (p is to act)
+        pool[st[DRAWN]] = 1
+    for q in range(4):
+        if q == p or rules[R_SIDE_PUBLIC]:
+            for i in range(st[NSIDE + q]):
+                pool[st[SIDE + q * 4 + i]] = 1
+        for i in range(st[NRIVER + q]):
+            pool[st[RIVER + q * RIVER_LEN + i]] = 1
+        for i in range(st[NMELD + q]):
+            m = MELDS + (q * 4 + i) * MELD_W
+            pool[st[m + M_CARD0]] = 1
+            pool[st[m + M_CARD1]] = 1
+            if st[m + M_TYPE] == MT_ANKAN:  # 暗: the third shown card
+                pool[st[m + M_STANDIN]] = 1
+            if st[m + M_KAN] >= 0:
+                pool[st[m + M_KAN]] = 1
+    n = 0
+    for c in range(144):  # compact in place: entry c is read before anything is written at c
+        if pool[c] == 0:
+            pool[n] = c
+            n += 1
+    return n
+
+
+@kernel_jit
+def determinize(src, rules, p, dst, pool, rng):
+    """dst = a copy of src whose hidden places (as seat p sees src) hold the unseen
+    pool shuffled with rng (module docstring, step 1). Returns the number of cards
+    dealt minus the pool size: 0 always (tests check it)."""
+    dst[:] = src
+    n = unseen_pool(src, rules, p, pool)
+    for i in range(n - 1, 0, -1):
+        j = rand_below(rng, 0, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    j = 0
+    public = rules[R_SIDE_PUBLIC]
+    for q in range(4):
+        if q == p:
+            continue
+        for k in range(36):
+            dst[HMASK + q * 36 + k] = 0
+            dst[HCNT + q * 36 + k] = 0
+        for c in range(4):
+            dst[KEYS + q * 4 + c] = 0
+            dst[NCOL + q * 4 + c] = 0
+        dst[NHAND + q] = 0
+        for _ in range(src[NHAND + q]):
+            add_card(dst, q, pool[j])
+            j += 1
+        if not public:
+            for i in range(src[NSIDE + q]):
+                dst[SIDE + q * 4 + i] = pool[j]
+                j += 1
+    for q in range(4):
+        for i in range(src[NMELD + q]):
+            m = MELDS + (q * 4 + i) * MELD_W
+            if src[m + M_TYPE] != MT_ANKAN:
+                dst[m + M_STANDIN] = pool[j]
+                j += 1
+    sq = SQUARES + src[HAND] * 144
+    for q in range(4):
+        for pos in range(src[SQPOS + q], 36):
+            dst[sq + q * 36 + pos] = pool[j]
+            j += 1
+    return j - n
+
+
+@kernel_jit
+def greedy_move(st, rules, rng, dt, obs, mask, work):
+    """The greedy policy's action for the seat to act in st (as ``players.agent_action``)."""
+    observe(st, rules, st[CUR], obs)
+    write_mask(st, mask)
+    return greedy_action(obs, mask, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
+
+
+@kernel_jit
+def rollout(st, rules, wt, rng, dt, obs, mask, work, action):
+    """Play ``action``, then the greedy policy for every seat until the game ends
+    (``rules`` ends it with the current hand); return the decisions played."""
+    n = advance(st, rules, wt, action)
+    steps = 1
+    while n > 0:
+        n = advance(st, rules, wt, greedy_move(st, rules, rng, dt, obs, mask, work))
+        steps += 1
+    return steps
+
+
+@kernel_jit
+def is_win_action(a):
+    return a == A_TSUMO or (A_RON <= a < A_EXCHANGE)
+
+
+@kernel_jit
+def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
+    """The search agent's action for the seat to act in ``row`` (module docstring)."""
+    n = row[NLEGAL]
+    if n <= 1:
+        return row[LEGAL]
+    p = row[CUR]
+    h = row[HAND]
+    g = greedy_move(row, rules, rng, dt, obs, mask, work)
+    if params[P_SEARCH_WINS] <= 0 and is_win_action(g):
+        return g  # the greedy policy takes a legal win whenever there is one
+    samples = int(params[P_SAMPLES]) if params[P_SAMPLES] > 0 else DEFAULT_SAMPLES
+    budget = np.int64(params[P_BUDGET]) if params[P_BUDGET] != 0 else DEFAULT_BUDGET
+    z = params[P_CONFIDENCE] if params[P_CONFIDENCE] > 0 else DEFAULT_CONFIDENCE
+    rng[0] = rng[0] + GOLDEN  # the one draw of this decision
+    key = mix64(rng[0])
+    cont = rng[0]
+    base = rows[ROW_BASE]
+    sim = rows[ROW_SIM]
+    x = rows[X_ROW]
+    f = rows[F_ROW].view(np.float64)
+    rr = x[X_RULES:X_RULES + R_SIZE]
+    rr[:] = rules
+    rr[R_HANDS] = h + 1
+    rr[R_AUTO_FORCED] = 1
+    pool = x[X_POOL:X_POOL + 144]
+    gi = 0
+    for i in range(n):
+        x[X_WINS + i] = 0
+        f[F_SUM + i] = 0.0
+        f[F_SQ + i] = 0.0
+        if row[LEGAL + i] == g:
+            gi = i
+    d = DELTAS + h * 4 + p
+    spent = np.int64(0)
+    rounds = 0
+    for s in range(samples):
+        rng[0] = mix64(key ^ (U64(s + 1) * GOLDEN))
+        determinize(row, rules, p, base, pool, rng)
+        stream = rng[0]
+        vg = 0
+        for j in range(n):
+            i = (gi + j) % n  # the greedy action first: the others are measured against it
+            sim[:DECLOG] = base[:DECLOG]  # the rollout never reads the decision log
+            rng[0] = stream
+            spent += rollout(sim, rr, wt, rng, dt, obs, mask, work, row[LEGAL + i])
+            v = sim[d] - base[d]
+            x[X_WINS + i] += sim[RETIRED + p]
+            if j == 0:
+                vg = v
+            else:
+                f[F_SUM + i] += v - vg
+                f[F_SQ + i] += (v - vg) * (v - vg)
+        rounds += 1
+        if budget > 0 and spent >= budget:
+            break
+    rng[0] = cont
+    best = gi
+    best_t = 0.0
+    if rounds > 1:
+        for i in range(n):
+            if i == gi:
+                continue
+            m = f[F_SUM + i] / rounds
+            var = (f[F_SQ + i] - rounds * m * m) / (rounds - 1)
+            t = m - z * np.sqrt(max(var, 0.0) / rounds)
+            if t > best_t or (t == best_t and best != gi and x[X_WINS + i] > x[X_WINS + best]):
+                best = i
+                best_t = t
+    return row[LEGAL + best]
