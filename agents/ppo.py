@@ -1,44 +1,50 @@
-"""Masked PPO by self-play for 馬将 — compact, CPU, torch.
+"""Masked PPO for 馬将 on the in-kernel features — compact, CPU, torch.
 
 Needs the ``train`` extra (``pip install torch==2.13.0 && pip install -e ".[train]"``).
 
-    python -m agents.ppo --quick           # smoke run: ~15 s of training, 100-hand evaluations
-    python -m agents.ppo                   # 8 min of training, then 2,000-hand evaluations
+    python -m agents.ppo --quick                       # smoke run: ~15 s of training
+    python -m agents.ppo                               # 8 min of self-play, then evaluations
+    python -m agents.ppo --opponents greedy --imitate 3 --minutes 30   # clone greedy, then PPO vs 3 greedy
     python -m agents.ppo --minutes 10 --out ppo.pt --json result.json
-    python -m agents.ppo --imitate 3       # 3 min of cloning GreedyAgent, then 5 min of self-play
 
 How it trains
 -------------
-* ``VectorGame(num_envs)`` games; **all four seats are played by the current
-  policy** (self-play), and every decision of every seat is a sample.
-* Policy: an MLP actor-critic over :func:`features` (a fixed float encoding of
-  the int16 observation plus the action mask). Logits of illegal actions are
-  set to -1e9 before the softmax, so the policy samples, scores and evaluates
-  only legal actions.
+* Observations are the kernel's float ``features`` encoding
+  (``majiang_env.observation``; it carries the per-action deficiency block the
+  greedy policy decides by), computed inside the compiled step. Actions are
+  sampled **in the kernel** from the network's logits (``sample_actions``:
+  Gumbel-max over the legal actions on each game's own stream), so Python
+  pays neither for masking nor for sampling.
+* ``opponents="self"`` (default): ``VectorGame(num_envs, obs_type="features")``,
+  all four seats played by the current policy, every decision of every seat a
+  sample. ``opponents="greedy"`` (or any in-kernel agent name, or a list of
+  three): ``SeatVectorEnv`` — the policy in one seat (drawn per game), the
+  other three played inside the kernel; only the learner's decisions are samples.
+* Policy: an MLP actor-critic; logits of illegal actions are set to -1e9 before
+  the softmax, so the policy scores and evaluates only legal actions.
 * Credit: each seat's decisions in one hand are one episode for that seat
   (GAE over that seat's own decisions). A hand's point change goes to each
   seat's last decision in that hand. Hands still running at the end of a
   rollout are carried into the next one (with the log-probabilities and values
   of the policy that acted), so no episode is cut.
-* Reward shaping (on by default): ``win_bonus`` on a winning decision (模 108,
-  栄 117-119) plus ``point_scale`` × the hand's point change. Evaluation counts
-  real wins and points only.
+* Reward shaping (self-play only, on by default): ``win_bonus`` on a winning
+  decision (模, 栄) plus ``point_scale`` × the hand's point change.
+  Against fixed opponents the reward is ``point_scale`` × points only.
 
 Optional warm start (``--imitate MINUTES``, :func:`imitate`): behaviour cloning
-of ``GreedyAgent`` (masked cross-entropy on its decisions while it plays all
-four seats), then self-play PPO from that network. Not on by default: the
-default run is self-play from scratch.
+of an agent (``"greedy"`` by default, decided in the kernel, so its labels cost
+almost nothing) while it plays all four seats, then PPO from that network.
 
-One update of :func:`train` is :func:`collect_rollout` (self-play into a
+One update of :func:`train` is :func:`collect_rollout` (into a
 :class:`Rollouts` buffer), :func:`training_batch` (the finished hands, GAE by
 :func:`compute_advantages`; the rest is carried) and :func:`ppo_update`.
 
 Evaluation: :func:`evaluate` (from :mod:`agents.evaluation`, shared with
 ``benchmarks/eval_agents.py``) plays whole ``Game`` s with the policy in seat
-``g % 4`` of game g and three baseline agents (``"random"``, ``"greedy"`` or an
-agent class) in the other seats, and counts the hands each side won.
-:func:`evaluate_vector` is a cheap batched check against uniformly random
-legal moves, used for the learning curve.
+``g % 4`` of game g and three baseline agents in the other seats.
+:func:`evaluate_vector` is a cheap batched check (the policy in one seat of a
+``SeatVectorEnv`` against in-kernel opponents), used for the learning curve;
+strength claims use the duplicate-deal arena (``majiang_env.arena``).
 """
 from __future__ import annotations
 
@@ -46,101 +52,72 @@ import argparse
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
-
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
-from majiang_env.kernel import observe as O
-from majiang_env.rules import NUM_ACTIONS
+from majiang_env.observation import FEAT_SIZE, NUM_PLANES, FeatureEncoder
+from majiang_env.kernel.features import F_HAND, SCALARS
+from majiang_env.rules import A_EXCHANGE, A_RON, A_TSUMO, NUM_ACTIONS
 from majiang_env.threads import numba_threads as _numba_threads
-from majiang_env.vector import VectorGame
+from majiang_env.vector import AGENTS, VectorGame
+from majiang_env.vector_env import SeatVectorEnv
 from majiang_env.wrappers import make_agent
 
 from .evaluation import evaluate
 
-__all__ = ["features", "N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train", "imitate",
-           "evaluate", "evaluate_vector", "save", "load", "WIN_ACTIONS", "main",
+__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train", "imitate",
+           "evaluate", "evaluate_vector", "save", "load", "export_numpy", "WIN_ACTIONS", "main",
            "Rollouts", "collect_rollout", "compute_advantages", "training_batch", "ppo_update"]
 
+N_FEATURES = FEAT_SIZE
 WIN_ACTIONS = np.zeros(NUM_ACTIONS, bool)
-WIN_ACTIONS[[108, 117, 118, 119]] = True
-_S = O.OBS_SCALAR
-
-
-def _counts(vals, nbins):
-    """Per-row histogram of the non-negative ints ``vals`` (B, n) into (B, nbins)."""
-    B = vals.shape[0]
-    idx = vals + nbins * np.arange(B)[:, None]
-    return np.bincount(idx.ravel(), minlength=B * nbins).reshape(B, nbins)
-
-
-def _onehot(v, n):
-    out = np.zeros((v.shape[0], n), np.float32)
-    out[np.arange(v.shape[0]), np.clip(v, 0, n - 1)] = 1
-    return out
-
-
-def features(obs, mask) -> np.ndarray:
-    """float32 (B, N_FEATURES) from observations int16 (B, 436) and masks (B, 156);
-    a single observation (436,) gives (N_FEATURES,).
-
-    Own hand as thresholds (>= 1..4 copies per kind), drawn card, own side
-    cards, river kinds (own / all), each other seat's claimable discard
-    (one-hot), meld kinds (own / others; 刻-like and 順), melds per seat, the
-    scalars (hand, start seat, lap, phase, slot, wins, took, picked kind,
-    exchange left, retired, scores, square cards left) and the action mask.
-    """
-    obs = np.asarray(obs)
-    single = obs.ndim == 1
-    o = np.atleast_2d(obs).astype(np.int64)
-    m = np.atleast_2d(np.asarray(mask)).astype(np.float32)
-    B = o.shape[0]
-    hand = o[:, O.OBS_HAND:O.OBS_HAND + 36]
-    f = [(hand[:, None, :] > np.arange(4)[None, :, None]).reshape(B, 144),
-         o[:, O.OBS_DRAWN:O.OBS_DRAWN + 36], o[:, O.OBS_SIDE:O.OBS_SIDE + 36] / 4.0]
-    river = o[:, O.OBS_RIVER:O.OBS_RIVER + 72]
-    f += [_counts(river[:, :18], 37)[:, 1:] / 4.0, _counts(river, 37)[:, 1:] / 4.0]
-    claim = o[:, O.OBS_CLAIM + 1:O.OBS_CLAIM + 4] + 37 * np.arange(3)
-    f.append(_counts(claim, 111).reshape(B, 3, 37)[:, :, 1:].reshape(B, 108))
-    meld = o[:, O.OBS_MELD:O.OBS_MELD + 48].reshape(B, 4, 4, 3)
-    mt, mk = meld[..., 0], meld[..., 1]            # type (1 刻 2 順 3 暗 4 明), kind + 1
-    pung, chow = (mt == 1) | (mt >= 3), mt == 2
-    f += [_counts(np.where(pung[:, 0], mk[:, 0], 0), 37)[:, 1:],
-          _counts(np.where(chow[:, 0], mk[:, 0], 0), 37)[:, 1:],
-          _counts(np.where(pung[:, 1:], mk[:, 1:], 0).reshape(B, 12), 37)[:, 1:] / 3.0,
-          _counts(np.where(chow[:, 1:], mk[:, 1:], 0).reshape(B, 12), 37)[:, 1:] / 3.0,
-          (mt > 0).sum(2) / 4.0]
-    s = o[:, _S:_S + 24]
-    f += [s[:, 1:2] / 3.0, _onehot(s[:, 2], 4), s[:, 3:4] / 19.0, _onehot(s[:, 4], 4),
-          s[:, 5:6] / 76.0, s[:, 6:7] / 3.0, _onehot(s[:, 7], 3), _onehot(s[:, 8], 37)[:, 1:],
-          s[:, 9:10] / 16.0, s[:, 10:14], np.tanh(s[:, 14:18] / 100.0), s[:, 18:22] / 36.0, m]
-    x = np.concatenate([np.asarray(a, np.float32) for a in f], axis=1)
-    return x[0] if single else x
-
-
-N_FEATURES = features(np.zeros((1, O.OBS_SIZE), np.int16), np.zeros((1, NUM_ACTIONS), np.int8)).shape[1]
+WIN_ACTIONS[[A_TSUMO, A_RON, A_RON + 1, A_RON + 2]] = True
 
 
 class PolicyNet(nn.Module):
-    """Actor-critic MLP: features -> (masked logits over 156 actions, value)."""
+    """Actor-critic over the features: (masked logits over 156 actions, value).
 
-    def __init__(self, hidden=256, n_in=N_FEATURES):
+    A trunk MLP reads the whole feature vector. The 36 kinds share one small
+    head (a 1x1 convolution over the planes of each kind, plus the trunk's
+    context, plus a learned bias per kind) that scores the four actions named by
+    a kind: 打, 暗, 明 and 変; so "discard the kind whose option leaves
+    the lowest deficiency", which the per-action planes spell out, is one linear
+    map away. A linear layer on the trunk scores the other 12 ids (模, pass, 引,
+    刻, 順, 栄).
+    """
+
+    KIND_OUT = 4     # per kind: 打, 暗, 明, 変
+
+    def __init__(self, hidden=256, n_in=N_FEATURES, kind_hidden=64):
         super().__init__()
-        self.hidden = hidden
+        self.hidden, self.kind_hidden = hidden, kind_hidden
         self.body = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(),
                                   nn.Linear(hidden, hidden), nn.ReLU())
-        self.pi = nn.Linear(hidden, NUM_ACTIONS)
+        self.ctx = nn.Linear(hidden, kind_hidden)
+        self.kind_in = nn.Linear(NUM_PLANES, kind_hidden)
+        self.kind_out = nn.Linear(kind_hidden, self.KIND_OUT)
+        self.kind_bias = nn.Parameter(torch.zeros(36, self.KIND_OUT))   # what a kind's number and face add
+        self.pi = nn.Linear(hidden, len(_OTHER_IDS))
         self.v = nn.Linear(hidden, 1)
-        nn.init.orthogonal_(self.pi.weight, 0.01)
-        nn.init.zeros_(self.pi.bias)
+        for layer in (self.kind_out, self.pi):
+            nn.init.orthogonal_(layer.weight, 0.01)
+            nn.init.zeros_(layer.bias)
 
     def forward(self, x, legal):
         h = self.body(x)
-        return self.pi(h).masked_fill(~legal, -1e9), self.v(h).squeeze(-1)
+        planes = x[:, :NUM_PLANES * 36].reshape(-1, NUM_PLANES, 36).transpose(1, 2)   # (B, 36, planes)
+        k = torch.relu(self.kind_in(planes) + self.ctx(h)[:, None, :])
+        per_kind = self.kind_out(k) + self.kind_bias                                   # (B, 36, 4)
+        logits = torch.cat([per_kind.transpose(1, 2).reshape(-1, 4 * 36)[:, :3 * 36], self.pi(h),
+                            per_kind[:, :, 3]], 1)
+        return logits.masked_fill(~legal, -1e9), self.v(h).squeeze(-1)
+
+
+_OTHER_IDS = list(range(A_TSUMO, A_EXCHANGE))    # 108..119: 模 pass 引 刻x3 順x3 栄x3
 
 
 class PPOAgent:
@@ -148,18 +125,29 @@ class PPOAgent:
 
     ``deterministic=True`` (default) plays the most probable legal action;
     otherwise it samples from the masked policy with its own seeded generator.
+    ``rules`` (RuleConfig, dict or None) is what the compact observations it is
+    given were made under (the features encoding needs two of its fields).
     """
 
-    def __init__(self, net, deterministic=True, seed=None):
+    def __init__(self, net, deterministic=True, seed=None, rules=None):
         self.net = net.eval()
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self.encode = FeatureEncoder(rules)
+
+    def features(self, obs, mask):
+        """float32 (B, N_FEATURES) of compact observations (B, 436) (or features as they are)."""
+        obs = np.asarray(obs)
+        if obs.dtype.kind == "f":
+            return np.ascontiguousarray(obs, np.float32)
+        return np.stack([self.encode(o, m) for o, m in zip(obs, mask)]) if len(obs) else \
+            np.zeros((0, N_FEATURES), np.float32)
 
     @torch.no_grad()
     def act_batch(self, obs, mask):
-        """Actions for a batch: obs (B, 436), mask (B, 156) -> int64 (B,)."""
+        """Actions for a batch: obs (B, 436) compact or (B, N_FEATURES) features, mask (B, 156) -> int64 (B,)."""
         mask = np.asarray(mask)
-        logits, _ = self.net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
+        logits, _ = self.net(torch.from_numpy(self.features(obs, mask)), torch.from_numpy(mask > 0))
         logits = logits.numpy()
         if not self.deterministic:
             logits = logits - np.log(-np.log(self.rng.random(logits.shape) + 1e-12) + 1e-12)
@@ -186,10 +174,11 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int = 256
-    win_bonus: float = 1.0        # shaping: reward on a winning decision
+    win_bonus: float = 1.0        # shaping (self-play only): reward on a winning decision
     point_scale: float = 1 / 30   # reward per point of a hand's point change
+    opponents: str = "self"       # "self", or an in-kernel agent name for the other three seats
     threads: int = 1              # torch threads; see _threads
-    numba_threads: int = 1        # VectorGame kernel threads during training
+    numba_threads: int = 1        # kernel threads during training
     seed: int = 0
 
 
@@ -222,23 +211,67 @@ def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
     return adv
 
 
-class Rollouts:
-    """The self-play games of :func:`train` and their transition buffer.
+class _SelfPlay:
+    """Every seat played by the policy: ``VectorGame(obs_type="features")``."""
+    max_hand = 180                       # decisions of one hand, all seats (a carried tail is shorter)
 
-    ``vg`` is a ``VectorGame(cfg.num_envs)`` and ``obs, mask, player`` its current
-    state; ``buf`` holds per env, ``cap`` deep, first the unfinished tail of hands
-    carried from earlier rollouts, then the current rollout; ``n[b]`` is the number
-    of transitions stored for env b.
+    def __init__(self, cfg, rules):
+        self.vg = VectorGame(cfg.num_envs, rules=rules, seed=cfg.seed, obs_type="features")
+        self.obs, self.mask, self.seat = self.vg.reset()
+
+    def sample(self, logits):
+        return self.vg.sample_actions(logits)
+
+    def step(self, a):
+        """Apply; return (hand closed, the four seats' points) per env."""
+        self.obs, self.mask, self.seat, rewards, _ = self.vg.step(a)
+        return self.vg.hand_closed, rewards
+
+
+class _Versus:
+    """The policy in one seat (drawn per game), the other three in the kernel: ``SeatVectorEnv``.
+    Its decisions are credited as seat 0."""
+    max_hand = 48                        # one seat's decisions in a hand (19 laps x 2 + 4 exchanges)
+
+    def __init__(self, cfg, rules):
+        self.env = SeatVectorEnv(cfg.num_envs, opponents=cfg.opponents, seat="random", rules=rules,
+                                 obs_type="features", copy=False)
+        obs, _ = self.env.reset(seed=cfg.seed)
+        self.seat = np.zeros(cfg.num_envs, np.int64)
+        self._set(obs)
+
+    def _set(self, obs):
+        self.obs, self.mask = obs, self.env.action_masks()
+        self.hand = obs[:, SCALARS + F_HAND:SCALARS + F_HAND + 4].argmax(1)
+
+    def sample(self, logits):
+        return self.env.sample_actions(logits)
+
+    def step(self, a):
+        before = self.hand
+        obs, reward, term, _, _ = self.env.step(a)
+        self._set(obs)
+        closed = term | (self.hand != before)
+        delta = np.zeros((len(a), 4), np.float32)
+        delta[:, 0] = reward
+        return closed, delta
+
+
+class Rollouts:
+    """The games of :func:`train` and their transition buffer.
+
+    ``src`` is the game source (self-play, or the policy against in-kernel
+    opponents); ``buf`` holds per env, ``cap`` deep, first the unfinished tail of
+    hands carried from earlier rollouts, then the current rollout; ``n[b]`` is
+    the number of transitions stored for env b.
     """
 
     def __init__(self, cfg, rules=None):
         B = cfg.num_envs
-        self.cap = cfg.rollout + 512         # a hand has < 300 decisions; its unfinished tail is carried
-        self.vg = VectorGame(B, rules=rules, seed=cfg.seed)
-        self.obs, self.mask, self.player = self.vg.reset()
-        cap = self.cap
-        self.buf = {"obs": np.zeros((B, cap, O.OBS_SIZE), np.int16),
-                    "mask": np.zeros((B, cap, NUM_ACTIONS), np.int8),
+        self.src = _SelfPlay(cfg, rules) if cfg.opponents == "self" else _Versus(cfg, rules)
+        self.cap = cap = cfg.rollout + self.src.max_hand
+        self.buf = {"obs": np.zeros((B, cap, N_FEATURES), np.float32),
+                    "mask": np.zeros((B, cap, NUM_ACTIONS), np.bool_),
                     "act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
                     "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
                     "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
@@ -265,38 +298,35 @@ class Rollouts:
 
 
 def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
-    """``cfg.rollout`` decisions in every game of ``roll``, all four seats sampled from
-    ``net``'s masked policy (Gumbel-max with torch's global generator), appended to
-    ``roll.buf`` with their log-probabilities, values, seats, shaped rewards
-    (``win_bonus`` on a win) and, where a hand closed, its point change × ``point_scale``.
-    Returns ``(wins, hands)``: winning decisions and hands closed during the rollout."""
+    """``cfg.rollout`` decisions in every game of ``roll``, sampled in the kernel from
+    ``net``'s logits, appended to ``roll.buf`` with their log-probabilities,
+    values, seats, shaped rewards (self-play: ``win_bonus`` on a win) and, where a
+    hand closed, its point change × ``point_scale``. Returns ``(wins, hands)``:
+    winning decisions and hands closed during the rollout."""
     net.eval()
-    buf, ar = roll.buf, roll.ar
-    obs, mask, player, n = roll.obs, roll.mask, roll.player, roll.n
+    buf, ar, src, n = roll.buf, roll.ar, roll.src, roll.n
+    bonus = cfg.win_bonus if cfg.opponents == "self" else 0.0
     wins = hands = 0
     for _ in range(cfg.rollout):
+        x, legal = torch.from_numpy(src.obs), torch.from_numpy(src.mask > 0)
         with torch.no_grad():
-            logits, v = net(torch.from_numpy(features(obs, mask)), torch.from_numpy(mask > 0))
-            g = -torch.log(-torch.log(torch.rand(logits.shape).clamp_(1e-12, 1 - 1e-7)))
-            a = (logits + g).argmax(1)
-            logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
-        a = a.numpy()
-        buf["obs"][ar, n] = obs
-        buf["mask"][ar, n] = mask
+            logits, v = net(x, legal)
+        a = src.sample(logits.numpy())
+        logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
+        buf["obs"][ar, n] = src.obs
+        buf["mask"][ar, n] = legal.numpy()
         buf["act"][ar, n] = a
         buf["logp"][ar, n] = logp.numpy()
         buf["val"][ar, n] = v.numpy()
-        buf["seat"][ar, n] = player
+        buf["seat"][ar, n] = src.seat
         won = WIN_ACTIONS[a]
         wins += int(won.sum())
-        buf["rew"][ar, n] = cfg.win_bonus * won
-        obs, mask, player, rewards, done = roll.vg.step(a)
-        closed = roll.vg.hand_closed
+        buf["rew"][ar, n] = bonus * won
+        closed, delta = src.step(a)
         hands += int(closed.sum())
         buf["close"][ar, n] = closed
-        buf["delta"][ar, n] = rewards * cfg.point_scale
+        buf["delta"][ar, n] = delta * cfg.point_scale
         n += 1
-    roll.obs, roll.mask, roll.player = obs, mask, player
     return wins, hands
 
 
@@ -310,10 +340,8 @@ def training_batch(roll: Rollouts, cfg) -> dict:
     n_train = roll.finished()
     adv = compute_advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
     rb, rt = np.nonzero(np.arange(roll.cap)[None] < n_train[:, None])
-    batch = {"X": torch.from_numpy(features(buf["obs"][rb, rt], buf["mask"][rb, rt])),
-             "L": torch.from_numpy(buf["mask"][rb, rt] > 0),
-             "A": torch.from_numpy(buf["act"][rb, rt]),
-             "LP": torch.from_numpy(buf["logp"][rb, rt]),
+    batch = {"X": torch.from_numpy(buf["obs"][rb, rt]), "L": torch.from_numpy(buf["mask"][rb, rt]),
+             "A": torch.from_numpy(buf["act"][rb, rt]), "LP": torch.from_numpy(buf["logp"][rb, rt]),
              "ADV": torch.from_numpy(adv[rb, rt])}
     batch["RET"] = batch["ADV"] + torch.from_numpy(buf["val"][rb, rt])
     roll.carry(n_train, cfg.rollout)
@@ -379,27 +407,31 @@ def _threads(n_torch, n_numba):
 
 def train(config: PPOConfig | None = None, seconds: float | None = 300.0, updates: int | None = None,
           eval_every: int = 0, eval_hands: int = 400, log="print", net: PolicyNet | None = None,
-          rules=None):
-    """Self-play masked PPO; stops after ``updates`` updates or ``seconds`` of wall
-    time, whichever comes first (``None``: no limit of that kind).
+          rules=None, eval_opponent: str = "random"):
+    """Masked PPO (self-play, or against in-kernel ``cfg.opponents``); stops after
+    ``updates`` updates or ``seconds`` of wall time, whichever comes first
+    (``None``: no limit of that kind).
 
     Returns ``(net, history)``: one dict per update with ``update, decisions,
     seconds, rollout_s, learn_s, hands`` (hands closed in the update),
-    ``selfplay_win_rate`` (wins per seat per closed hand; None when no hand
+    ``win_rate`` (the learner's wins per seat per closed hand; None when no hand
     closed), ``entropy, value_loss``, ``load1`` (the machine's 1-minute load
     average: other processes slow training down), and every ``eval_every``
-    updates ``eval_random_win_rate`` (:func:`evaluate_vector` over
-    ``eval_hands`` hands; the time it takes is not counted in ``seconds``).
-    ``log(record)`` is called after each update (``"print"``: one line each; None: quiet).
+    updates ``eval_points_per_hand`` and ``eval_win_rate`` (:func:`evaluate_vector`
+    against ``eval_opponent`` over ``eval_hands`` hands; the time it takes is not
+    counted in ``seconds``). ``log(record)`` is called after each update
+    (``"print"``: one line each; None: quiet).
     """
     if seconds is None and updates is None:
         raise ValueError("give seconds or updates")
     cfg = config or PPOConfig()
+    if cfg.opponents != "self" and cfg.opponents not in AGENTS:
+        raise ValueError(f"opponents must be 'self' or an in-kernel agent {sorted(AGENTS)}, got {cfg.opponents!r}")
     with _threads(cfg.threads, cfg.numba_threads):
-        return _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules)
+        return _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules, eval_opponent)
 
 
-def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules):
+def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules, eval_opponent):
     """:func:`train`'s loop, thread counts already set: per update a rollout, the
     advantages and the PPO update, then one history record."""
     torch.manual_seed(cfg.seed)
@@ -407,6 +439,7 @@ def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules):
     net = net or PolicyNet(cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     roll = Rollouts(cfg, rules)
+    seats = 4 if cfg.opponents == "self" else 1
     history = []
     decisions = 0
     spent = 0.0                          # training wall time, evaluation excluded
@@ -420,65 +453,81 @@ def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules):
         spent += t2 - t0
         rec = {"update": len(history) + 1, "decisions": decisions, "seconds": round(spent, 2),
                "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
-               "selfplay_win_rate": wins / (4 * hands) if hands else None,
+               "win_rate": wins / (seats * hands) if hands else None,
                "entropy": entropy, "value_loss": value_loss, "load1": round(os.getloadavg()[0], 2)}
         if eval_every and rec["update"] % eval_every == 0:
-            rec["eval_random_win_rate"] = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"],
-                                                          rules=rules)["win_rate"]
+            ev = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"], rules=rules,
+                                 opponent=eval_opponent)
+            rec["eval_points_per_hand"], rec["eval_win_rate"] = ev["points_per_hand"], ev["win_rate"]
         history.append(rec)
         _log_record(rec, log)
     net.eval()
     return net, history
 
 
-def imitate(net, teacher="greedy", seconds=60.0, chunks=None, num_envs=256, steps=16, minibatch=1024,
-            lr=1e-3, seed=0, rules=None, threads=1, numba_threads=1, log="print"):
+def imitate(net, teacher="greedy", seconds=60.0, chunks=None, num_envs=256, steps=16, minibatch=512,
+            lr=1e-3, seed=0, rules=None, threads=1, numba_threads=1, log="print", epochs=2):
     """Behaviour cloning, an optional warm start before :func:`train`: ``teacher``
-    (a name such as ``"greedy"``, an agent class or an agent) plays all four seats of
-    a ``VectorGame(num_envs)``; every ``steps`` decisions per game, ``net``'s policy
-    head takes one pass of masked cross-entropy over those decisions, until
-    ``seconds`` of wall time or ``chunks`` passes, whichever comes first. Returns a
-    history like :func:`train`'s: per chunk
-    ``decisions, seconds, loss, accuracy`` (agreement with the teacher, each
-    minibatch measured before its step; a teacher that breaks ties at random
-    caps it below 1). Only the policy head and the body learn here."""
+    plays all four seats of a ``VectorGame(num_envs, obs_type="features")`` —
+    an in-kernel agent name (``"greedy"``: decided inside the kernel, from the
+    same observations) or an agent (callable over the observation dict, or a
+    class / factory). Every ``steps`` decisions per game, ``net``'s policy head
+    takes ``epochs`` passes of masked cross-entropy over those decisions, until
+    ``seconds`` of wall time or ``chunks`` passes, whichever comes first.
+    Returns a history like :func:`train`'s: per chunk ``decisions, seconds,
+    loss, accuracy`` (agreement with the teacher, each minibatch measured
+    before its step; a teacher that breaks ties at random caps it below 1).
+    Everything but the value head learns here."""
     with _threads(threads, numba_threads):
-        return _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log)
+        return _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log, epochs)
 
 
-def _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log):
-    torch.manual_seed(seed)
+def _teacher(teacher, vg, seed, rules):
+    """``teacher`` as ``act() -> actions (B,)`` for the player to act in each game of ``vg``."""
+    if isinstance(teacher, str) and teacher in AGENTS:
+        return lambda: vg.policy_actions(teacher)
     agent = teacher if callable(teacher) and not isinstance(teacher, type) else make_agent(teacher, seed, rules)
-    opt = torch.optim.Adam(list(net.body.parameters()) + list(net.pi.parameters()), lr=lr)
-    vg = VectorGame(num_envs, rules=rules, seed=seed)
+
+    def act():
+        return np.fromiter((agent({"observation": vg.compact[i], "action_mask": vg.mask[i]})
+                            for i in range(vg.num_envs)), np.int64, vg.num_envs)
+    return act
+
+
+def _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed, rules, log, epochs):
+    torch.manual_seed(seed)
+    opt = torch.optim.Adam([p for name, p in net.named_parameters() if not name.startswith("v.")], lr=lr)
+    vg = VectorGame(num_envs, rules=rules, seed=seed, obs_type="features")
     obs, mask, _ = vg.reset()
+    act = _teacher(teacher, vg, seed, rules)
     B, T = num_envs, steps
-    b_obs = np.empty((T, B, O.OBS_SIZE), np.int16)
-    b_mask = np.empty((T, B, NUM_ACTIONS), np.int8)
+    b_obs = np.empty((T, B, N_FEATURES), np.float32)
+    b_mask = np.empty((T, B, NUM_ACTIONS), np.bool_)
     b_act = np.empty((T, B), np.int64)
     history, spent, n = [], 0.0, 0
     while (seconds is None or spent < seconds) and (chunks is None or len(history) < chunks):
         t0 = time.perf_counter()
         for t in range(T):
-            a = np.fromiter((agent({"observation": obs[i], "action_mask": mask[i]}) for i in range(B)),
-                            np.int64, B)
+            a = act()
             b_obs[t], b_mask[t], b_act[t] = obs, mask, a
             obs, mask, _, _, _ = vg.step(a)
-        X = torch.from_numpy(features(b_obs.reshape(T * B, -1), b_mask.reshape(T * B, -1)))
-        L = torch.from_numpy(b_mask.reshape(T * B, -1) > 0)
+        X = torch.from_numpy(b_obs.reshape(T * B, -1))
+        L = torch.from_numpy(b_mask.reshape(T * B, -1))
         A = torch.from_numpy(b_act.reshape(-1))
         net.train()
-        perm = torch.randperm(T * B)
         loss_sum = hit = 0.0
-        for i in range(0, T * B, minibatch):
-            idx = perm[i:i + minibatch]
-            logits, _ = net(X[idx], L[idx])
-            loss = nn.functional.cross_entropy(logits, A[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            loss_sum += loss.item() * len(idx)
-            hit += (logits.argmax(1) == A[idx]).sum().item()
+        for e in range(epochs):
+            perm = torch.randperm(T * B)
+            for i in range(0, T * B, minibatch):
+                idx = perm[i:i + minibatch]
+                logits, _ = net(X[idx], L[idx])
+                loss = nn.functional.cross_entropy(logits, A[idx])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                if e == 0:   # measured on data not trained on yet
+                    loss_sum += loss.item() * len(idx)
+                    hit += (logits.argmax(1) == A[idx]).sum().item()
         n += T * B
         spent += time.perf_counter() - t0
         rec = {"decisions": n, "seconds": round(spent, 2), "loss": loss_sum / (T * B), "accuracy": hit / (T * B)}
@@ -493,34 +542,46 @@ def _imitate(net, teacher, seconds, chunks, num_envs, steps, minibatch, lr, seed
 
 
 @torch.no_grad()
-def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None):
-    """Quick batched check: the policy (argmax) in seat ``g % 4`` of game g, uniformly
-    random legal moves (``RandomAgent``'s distribution) in the others, in a
-    ``VectorGame``, until ``hands`` hands have closed.
-    Returns ``{"hands", "wins", "win_rate", "opponent_win_rate"}`` (per seat)."""
-    agent = PPOAgent(net)
-    vg = VectorGame(num_envs, rules=rules, seed=seed)
-    obs, mask, player = vg.reset()
-    rng = np.random.default_rng(seed)
-    wins = np.zeros(2, np.int64)
-    done_hands = 0
+def evaluate_vector(net, hands=400, seed=0, num_envs=64, rules=None, opponent="random"):
+    """Quick batched check: the policy (argmax) in one seat (drawn per game) of a
+    ``SeatVectorEnv`` against three in-kernel ``opponent`` agents, until ``hands``
+    learner hands have closed. Not a duplicate-deal comparison: use
+    ``majiang_env.arena`` for strength claims.
+    Returns ``{"hands", "wins", "win_rate", "points_per_hand"}``."""
+    env = SeatVectorEnv(num_envs, opponents=opponent, seat="random", rules=rules, obs_type="features",
+                        copy=False)
+    obs, _ = env.reset(seed=seed)
+    hand = obs[:, SCALARS + F_HAND:SCALARS + F_HAND + 4].argmax(1)
+    wins = done_hands = 0
+    points = 0.0
     while done_hands < hands:
-        mine = player == vg.game_index % 4
-        a = np.argmax(rng.random(mask.shape) * mask, 1)
-        if mine.any():
-            a[mine] = agent.act_batch(obs[mine], mask[mine])
-        won = WIN_ACTIONS[a]
-        wins += [int((won & mine).sum()), int((won & ~mine).sum())]
-        obs, mask, player, rewards, done = vg.step(a)
-        done_hands += int(vg.hand_closed.sum())
-    return {"hands": done_hands, "wins": int(wins[0]), "win_rate": wins[0] / done_hands,
-            "opponent_win_rate": wins[1] / (3 * done_hands)}
+        mask = env.action_masks()
+        logits, _ = net(torch.from_numpy(obs), torch.from_numpy(mask))
+        a = logits.argmax(1).numpy()
+        wins += int(WIN_ACTIONS[a].sum())
+        obs, reward, term, _, _ = env.step(a)
+        new_hand = obs[:, SCALARS + F_HAND:SCALARS + F_HAND + 4].argmax(1)
+        done_hands += int((term | (new_hand != hand)).sum())
+        points += float(reward.sum())
+        hand = new_hand
+    return {"hands": done_hands, "wins": wins, "win_rate": wins / done_hands,
+            "points_per_hand": points / done_hands}
 
 
 def save(net, path, config: PPOConfig | None = None, extra=None):
     """Save a checkpoint: weights, network size and (optionally) the config and extra info."""
-    torch.save({"hidden": net.hidden, "n_in": N_FEATURES, "state": net.state_dict(),
+    torch.save({"hidden": net.hidden, "kind_hidden": net.kind_hidden, "n_in": N_FEATURES, "state": net.state_dict(),
                 "config": asdict(config) if config else None, "extra": extra or {}}, path)
+
+
+def export_numpy(net, path, extra=None):
+    """Write ``net``'s policy (not its value head) as the ``.npz`` that
+    ``majiang_env.pretrained.NumpyPolicy`` runs without torch; ``extra``: a dict of
+    strings stored beside it (e.g. how it was trained)."""
+    from majiang_env.pretrained import FORMAT, _KEYS
+    state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in net.state_dict().items() if k in _KEYS}
+    meta = {f"meta_{k}": np.array(str(v)) for k, v in (extra or {}).items()}
+    np.savez_compressed(path, format=np.array(FORMAT), **state, **meta)
 
 
 def load(path) -> PolicyNet:
@@ -528,7 +589,7 @@ def load(path) -> PolicyNet:
     ck = torch.load(path, map_location="cpu", weights_only=True)
     if ck["n_in"] != N_FEATURES:
         raise ValueError(f"checkpoint has {ck['n_in']} features, this version {N_FEATURES}")
-    net = PolicyNet(ck["hidden"])
+    net = PolicyNet(ck["hidden"], kind_hidden=ck.get("kind_hidden", 64))
     net.load_state_dict(ck["state"])
     return net.eval()
 
@@ -539,12 +600,15 @@ def _has_greedy():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Self-play masked PPO for 馬将 (optionally after cloning "
-                                             "GreedyAgent), then evaluation.")
+    ap = argparse.ArgumentParser(prog="python -m agents.ppo",
+                                 description="Masked PPO for 馬将, by self-play or against in-kernel opponents "
+                                             "(optionally after cloning GreedyAgent), then evaluation.")
     ap.add_argument("--quick", action="store_true", help="a short smoke run (also MAJIANG_QUICK=1)")
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall time (evaluation excluded)")
     ap.add_argument("--imitate", type=float, default=0.0, metavar="MINUTES",
                     help="first clone GreedyAgent for this long (part of --minutes; default 0: pure self-play)")
+    ap.add_argument("--opponents", default="self", choices=["self"] + sorted(AGENTS),
+                    help="self-play (default), or the learner in one seat against three in-kernel agents")
     ap.add_argument("--eval-hands", type=int, default=2000)
     ap.add_argument("--eval-every", type=int, default=5, help="learning-curve check every N updates")
     ap.add_argument("--seed", type=int, default=0)
@@ -554,7 +618,7 @@ def main(argv=None):
     if not 0 <= args.imitate < args.minutes:
         ap.error("--imitate must be at least 0 and less than --minutes")
     quick = args.quick or os.environ.get("MAJIANG_QUICK") == "1"
-    cfg = PPOConfig(seed=args.seed)
+    cfg = PPOConfig(seed=args.seed, opponents=args.opponents)
     if quick:
         cfg.num_envs, cfg.rollout = 64, 64
     seconds = 15.0 if quick else args.minutes * 60
@@ -569,8 +633,9 @@ def main(argv=None):
         before = evaluate_vector(net, hands=100 if quick else 400, seed=9_999)["win_rate"]
         print(f"imitation: {bc[-1]['decisions']:,} decisions in {bc[-1]['seconds']:.0f} s, accuracy "
               f"{bc[-1]['accuracy']:.1%}; quick check vs random seats: {before:.2%}")
+    eval_opponent = "random" if args.opponents == "self" else args.opponents
     net, hist = train(cfg, seconds=max(seconds, 1.0), eval_every=args.eval_every,
-                      eval_hands=100 if quick else 400, net=net)
+                      eval_hands=100 if quick else 400, net=net, eval_opponent=eval_opponent)
     if args.out:
         save(net, args.out, cfg)
     me = PPOAgent(net)

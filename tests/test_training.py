@@ -29,13 +29,13 @@ def noisy_net(seed=0, hidden=32):
     return net.eval()
 
 
-def test_features_shape_and_single_row():
-    vg = VectorGame(8, seed=1)
-    obs, mask, _ = vg.reset()
-    x = ppo.features(obs, mask)
-    assert x.shape == (8, ppo.N_FEATURES) and x.dtype == np.float32 and np.isfinite(x).all()
-    assert np.array_equal(ppo.features(obs[3], mask[3]), x[3])
-    assert np.array_equal(x[:, -NUM_ACTIONS:], mask.astype(np.float32))
+def test_agent_encodes_compact_observations_as_the_kernel_does():
+    vg = VectorGame(8, seed=1, obs_type="features")
+    feats, mask, _ = vg.reset()
+    agent = ppo.PPOAgent(noisy_net())
+    x = agent.features(vg.compact, mask)
+    assert x.shape == (8, ppo.N_FEATURES) and x.dtype == np.float32 and np.array_equal(x, feats)
+    assert np.array_equal(agent.act_batch(vg.compact, mask), agent.act_batch(feats, mask))
 
 
 def test_advantages_give_each_seat_its_hand_delta():
@@ -60,13 +60,31 @@ def test_short_training_run_learns_and_plays_legally(tmp_path):
     net, hist = ppo.train(cfg, seconds=None, updates=2, eval_every=2, eval_hands=8, log=None)
     assert [h["update"] for h in hist] == [1, 2] and hist[-1]["decisions"] == 2 * 16 * 160
     assert any(h["hands"] > 0 and h["entropy"] is not None for h in hist)
-    assert 0 <= hist[-1]["eval_random_win_rate"] <= 1
+    assert 0 <= hist[-1]["eval_win_rate"] <= 1
     r = ppo.evaluate(ppo.PPOAgent(net), "random", hands=8, seed=0)
     assert r["hands"] == 8 and r["games"] == 2 and 0 <= r["win_rate"] <= 1
     # the training loop stops on time as well
     tiny = ppo.PPOConfig(num_envs=4, rollout=8, hidden=16, threads=1)
     _, hist = ppo.train(tiny, seconds=0.05, log=None)   # stops at the first update past the budget
     assert hist[-1]["seconds"] >= 0.045 and all(h["seconds"] <= 0.05 for h in hist[:-1])  # (rounded to 0.01)
+
+
+def test_training_against_in_kernel_opponents():
+    cfg = ppo.PPOConfig(num_envs=8, rollout=48, hidden=32, minibatch=256, epochs=1, opponents="greedy")
+    net, hist = ppo.train(cfg, seconds=None, updates=2, eval_every=2, eval_hands=8, log=None,
+                          eval_opponent="greedy")
+    assert hist[-1]["decisions"] == 2 * 8 * 48 and any(h["hands"] > 0 for h in hist)
+    assert np.isfinite(hist[-1]["eval_points_per_hand"])
+    with pytest.raises(ValueError):
+        ppo.train(ppo.PPOConfig(opponents="nobody"), updates=1)
+
+
+def test_imitation_of_the_in_kernel_greedy():
+    torch.manual_seed(0)
+    net = ppo.PolicyNet(32)
+    hist = ppo.imitate(net, "greedy", seconds=None, chunks=30, num_envs=64, steps=8, minibatch=256,
+                       lr=3e-3, threads=1, log=None)
+    assert hist[-1]["accuracy"] > max(0.5, hist[0]["accuracy"] + 0.3)
 
 
 def test_imitation_learns_a_simple_teacher():
@@ -108,9 +126,9 @@ def test_save_load_round_trip(tmp_path):
     ppo.save(net, path, ppo.PPOConfig(hidden=48), extra={"note": "x"})
     back = ppo.load(path)
     assert back.hidden == 48
-    vg = VectorGame(16, seed=2)
+    vg = VectorGame(16, seed=2, obs_type="features")
     obs, mask, _ = vg.reset()
-    x, legal = torch.from_numpy(ppo.features(obs, mask)), torch.from_numpy(mask > 0)
+    x, legal = torch.from_numpy(obs), torch.from_numpy(mask > 0)
     with torch.no_grad():
         for a, b in zip(net(x, legal), back(x, legal)):
             assert torch.equal(a, b)
