@@ -1,0 +1,125 @@
+"""Trainer throughput: sb3-contrib ``MaskablePPO`` end to end on ``majiang_env.sb3.SB3VecEnv``
+(one ``SeatVectorEnv`` of B games) next to ``DummyVecEnv`` over B ``SingleAgentEnv``s, with
+the same PPO settings, the same opponents and the features observation.
+
+    python benchmarks/bench_trainers.py [--envs 64] [--opponents random] [--n-steps 64]
+                                        [--batch-size 256] [--epochs 4] [--steps 8192] [--repeat 3]
+                                        [--torch-threads N] [--only adapter|dummy]
+
+Each row is the best of ``--repeat`` runs of ``model.learn(--steps)`` on one model
+(the first, untimed ``learn`` of one rollout compiles and warms up). Columns:
+end-to-end learner steps/s (rollouts and PPO updates), steps/s inside
+``collect_rollouts`` alone, and the share of the rollout time spent in the
+environment (``step`` and ``action_masks``; the rest is the policy's forward
+pass and SB3's bookkeeping). The load average (``uptime``) is printed before
+and after: on a shared machine, compare rows of the same run only.
+"""
+import argparse
+import os
+import time
+
+import numba
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper, VecMonitor
+
+from majiang_env.sb3 import SB3VecEnv
+from majiang_env.wrappers import SingleAgentEnv
+
+
+class EnvTimer(VecEnvWrapper):
+    """Adds up the seconds spent in the wrapped VecEnv's step and action masks."""
+
+    def __init__(self, venv):
+        super().__init__(venv)
+        self.seconds = 0.0
+
+    def reset(self):
+        return self.venv.reset()
+
+    def step_wait(self):
+        t = time.perf_counter()
+        out = self.venv.step_wait()
+        self.seconds += time.perf_counter() - t
+        return out
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        t = time.perf_counter()
+        out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
+        self.seconds += time.perf_counter() - t
+        return out
+
+
+def make_env(kind, B, opponents):
+    if kind == "adapter":
+        venv = SB3VecEnv(B, opponents=opponents, seat="random", obs_type="features", reward_scale=0.01)
+    else:
+        venv = DummyVecEnv([lambda: SingleAgentEnv(opponents=opponents, seat="random", obs_type="features",
+                                                   reward_scale=0.01)] * B)
+    return EnvTimer(VecMonitor(venv))
+
+
+def bench(kind, args):
+    env = make_env(kind, args.envs, args.opponents)
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size,
+                        n_epochs=args.epochs, seed=0, policy_kwargs={"net_arch": [64, 64]}, device="cpu")
+    rollout = {"s": 0.0}
+    collect = model.collect_rollouts
+
+    def timed(*a, **k):
+        t = time.perf_counter()
+        out = collect(*a, **k)
+        rollout["s"] += time.perf_counter() - t
+        return out
+
+    model.collect_rollouts = timed
+    model.learn(args.envs * args.n_steps)   # warm-up: compile, first allocations
+    best = None
+    for _ in range(args.repeat):
+        env.seconds, rollout["s"] = 0.0, 0.0
+        n0 = model.num_timesteps
+        t = time.perf_counter()
+        model.learn(args.steps, reset_num_timesteps=False)
+        wall = time.perf_counter() - t
+        n = model.num_timesteps - n0
+        row = (n / wall, n / rollout["s"], env.seconds / rollout["s"])
+        best = row if best is None or row[0] > best[0] else best
+    env.close()
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--envs", type=int, default=64, help="B, games stepped together")
+    ap.add_argument("--opponents", default="random", help="in-kernel / SingleAgentEnv opponent name")
+    ap.add_argument("--n-steps", type=int, default=64, help="PPO n_steps per env (rollout = B x n_steps)")
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=8192, help="learner steps per timed learn()")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs; the best is printed")
+    ap.add_argument("--torch-threads", type=int, default=None)
+    ap.add_argument("--only", choices=["adapter", "dummy"], default=None)
+    args = ap.parse_args()
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    print(f"load average {os.getloadavg()[0]:.2f} at start; {os.cpu_count()} CPUs, "
+          f"{numba.get_num_threads()} numba threads, {torch.get_num_threads()} torch threads")
+    print(f"MaskablePPO MlpPolicy [64, 64], B={args.envs}, n_steps={args.n_steps}, batch_size={args.batch_size}, "
+          f"n_epochs={args.epochs}, opponents={args.opponents!r}, obs_type='features'; "
+          f"best of {args.repeat} x learn({args.steps})")
+    print(f"{'env':<34} {'end-to-end steps/s':>19} {'rollout steps/s':>16} {'env share':>10}")
+    rows = [("adapter", f"SB3VecEnv({args.envs})"), ("dummy", f"DummyVecEnv({args.envs} x SingleAgentEnv)")]
+    results = {}
+    for kind, label in rows:
+        if args.only and kind != args.only:
+            continue
+        e2e, roll, share = results[kind] = bench(kind, args)
+        print(f"{label:<34} {e2e:>19,.0f} {roll:>16,.0f} {share:>9.0%}", flush=True)
+    if len(results) == 2:
+        print(f"adapter / dummy: {results['adapter'][0] / results['dummy'][0]:.1f}x end to end, "
+              f"{results['adapter'][1] / results['dummy'][1]:.1f}x in rollouts")
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
+
+
+if __name__ == "__main__":
+    main()
