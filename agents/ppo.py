@@ -140,8 +140,7 @@ class PPOAgent:
         obs = np.asarray(obs)
         if obs.dtype.kind == "f":
             return np.ascontiguousarray(obs, np.float32)
-        return np.stack([self.encode(o, m) for o, m in zip(obs, mask)]) if len(obs) else \
-            np.zeros((0, N_FEATURES), np.float32)
+        return self.encode.batch(obs, mask)
 
     @torch.no_grad()
     def act_batch(self, obs, mask):

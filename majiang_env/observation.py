@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import tables
-from .kernel.features import FEAT_SIZE, NUM_PLANES, NUM_SCALARS, PLANE_SHAPE, SCALARS, features
+from .kernel.features import FEAT_SIZE, NUM_PLANES, NUM_SCALARS, PLANE_SHAPE, SCALARS, features_rows
 from .kernel.greedy import new_work
 from .kernel.observe import OBS_SIZE, first_out_of_range
 from .rules import NUM_ACTIONS, make_rules
@@ -49,7 +49,9 @@ def observation_space(obs_type: str = "compact") -> spaces.Box:
 class FeatureEncoder:
     """``encoder(obs, mask)`` -> float32[FEAT_SIZE]: the ``features`` encoding of a
     compact observation int16[436] and its action mask (int8[156]; all zeros when
-    the seat is not to act), under ``rules`` (a RuleConfig, dict or None)."""
+    the seat is not to act), under ``rules`` (a RuleConfig, dict or None).
+    ``encoder.batch(obs, mask)``: the same for rows (n, 436) and (n, 156).
+    Observations the environment could not have produced raise ValueError."""
 
     def __init__(self, rules=None):
         rules = make_rules(rules)
@@ -60,17 +62,27 @@ class FeatureEncoder:
 
     def __call__(self, obs, mask) -> np.ndarray:
         o, m = np.asarray(obs), np.asarray(mask)
-        if o.shape != (OBS_SIZE,) or m.shape != (NUM_ACTIONS,) or o.dtype.kind not in "iu" \
-                or m.dtype.kind not in "iub":
+        if o.shape != (OBS_SIZE,) or m.shape != (NUM_ACTIONS,):
             raise ValueError(f"expected an integer obs ({OBS_SIZE},) and mask ({NUM_ACTIONS},), "
                              f"got {o.dtype} {o.shape} and {m.dtype} {m.shape}")
+        return self.batch(o[None], m[None])[0]
+
+    def batch(self, obs, mask) -> np.ndarray:
+        o, m = np.asarray(obs), np.asarray(mask)
+        if o.ndim != 2 or o.shape[1] != OBS_SIZE or m.shape != (o.shape[0], NUM_ACTIONS) \
+                or o.dtype.kind not in "iu" or m.dtype.kind not in "iub":
+            raise ValueError(f"expected integer obs (n, {OBS_SIZE}) and mask (n, {NUM_ACTIONS}), "
+                             f"got {o.dtype} {o.shape} and {m.dtype} {m.shape}")
         o16 = np.ascontiguousarray(o, np.int16)
-        i = int(first_out_of_range(o16)) if np.array_equal(o16, o) else 0
-        if i >= 0:
-            raise ValueError(f"observation value {o[i]!r} at index {i} is outside what the "
-                             "environment produces (see kernel/observe.py)")
-        out = np.zeros(FEAT_SIZE, np.float32)
-        features(o16, np.ascontiguousarray(m != 0, np.int8), self.chow_off, self.kuikae, self._dt,
-                 self._work, out)
+        if not np.array_equal(o16, o):
+            raise ValueError("observation values must fit int16")
+        for r in range(len(o16)):
+            i = int(first_out_of_range(o16[r]))
+            if i >= 0:
+                raise ValueError(f"observation value {o[r, i]!r} at index {i} (row {r}) is outside what "
+                                 "the environment produces (see kernel/observe.py)")
+        out = np.zeros((len(o16), FEAT_SIZE), np.float32)
+        features_rows(o16, np.ascontiguousarray(m != 0, np.int8), self.chow_off, self.kuikae, self._dt,
+                      self._work, out)
         return out
 

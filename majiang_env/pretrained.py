@@ -103,7 +103,7 @@ class PretrainedAgent:
         if not legal.any(1).all():
             raise ValueError("PretrainedAgent: an action mask has no legal action")
         x = obs.astype(np.float32) if obs.dtype.kind == "f" and obs.shape[1] == FEAT_SIZE else \
-            np.stack([self.encode(o, m) for o, m in zip(obs, mask)])
+            self.encode.batch(obs, mask)
         logits = self.policy.logits(x, legal)
         if not self.deterministic:
             logits = logits - np.log(-np.log(self.rng.random(logits.shape) + 1e-12) + 1e-12)

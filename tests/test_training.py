@@ -96,7 +96,7 @@ def test_imitation_learns_a_simple_teacher():
     hist = ppo.imitate(net, first_legal, seconds=None, chunks=12, num_envs=32, steps=8, minibatch=256,
                        lr=3e-3, threads=1, log=None)
     assert len(hist) == 12 and hist[-1]["decisions"] == 12 * 32 * 8
-    assert hist[-1]["accuracy"] > max(0.8, hist[0]["accuracy"] + 0.3)
+    assert hist[-1]["accuracy"] > max(0.6, hist[0]["accuracy"] + 0.3)
     assert hist[-1]["loss"] < hist[0]["loss"]
 
 

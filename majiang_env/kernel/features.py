@@ -231,3 +231,10 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
             out[P_ANKAN_DEF * 36 + k] = (min(work[W_VAL + A_ANKAN + k], 7) + 1) / 8.0
         if mask[A_MINKAN + k]:
             out[P_MINKAN_DEF * 36 + k] = (min(work[W_VAL + A_MINKAN + k], 7) + 1) / 8.0
+
+
+@kernel_jit
+def features_rows(obs, mask, chow_off, kuikae, dt, work, out):
+    """``features`` of each row of ``obs`` (n, 436) with ``mask`` (n, 156) into ``out`` (n, FEAT_SIZE)."""
+    for i in range(obs.shape[0]):
+        features(obs[i], mask[i], chow_off, kuikae, dt, work, out[i])
