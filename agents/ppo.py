@@ -69,7 +69,7 @@ from majiang_env.wrappers import make_agent
 
 from .evaluation import evaluate
 
-__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "train", "imitate",
+__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "Trainer", "train", "imitate",
            "evaluate", "evaluate_vector", "save", "load", "export_numpy", "WIN_ACTIONS", "main",
            "Rollouts", "collect_rollout", "compute_advantages", "training_batch", "ppo_update"]
 
@@ -404,6 +404,60 @@ def _threads(n_torch, n_numba):
         torch.set_num_threads(old)
 
 
+class Trainer:
+    """Masked PPO that can be run in several stretches (the optimiser, the games
+    and the carried hands persist between :meth:`run` calls): self-play, or
+    against in-kernel ``cfg.opponents``. Thread counts are set for each call."""
+
+    def __init__(self, cfg: PPOConfig | None = None, net: PolicyNet | None = None, rules=None):
+        self.cfg = cfg = cfg or PPOConfig()
+        if cfg.opponents != "self" and cfg.opponents not in AGENTS:
+            raise ValueError(f"opponents must be 'self' or an in-kernel agent {sorted(AGENTS)}, "
+                             f"got {cfg.opponents!r}")
+        self.rules = rules
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.net = net or PolicyNet(cfg.hidden)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        with _threads(cfg.threads, cfg.numba_threads):
+            self.roll = Rollouts(cfg, rules)
+        self.history = []
+        self.decisions = 0
+        self.spent = 0.0                 # training wall time, evaluation excluded
+
+    def run(self, seconds=None, updates=None, eval_every=0, eval_hands=400, log="print",
+            eval_opponent="random"):
+        """Update until ``updates`` more updates or ``seconds`` more wall time; returns
+        the new history records (see :func:`train`)."""
+        if seconds is None and updates is None:
+            raise ValueError("give seconds or updates")
+        cfg, net = self.cfg, self.net
+        seats = 4 if cfg.opponents == "self" else 1
+        start, n0, new = self.spent, len(self.history), []
+        with _threads(cfg.threads, cfg.numba_threads):
+            while (updates is None or len(new) < updates) and (seconds is None or self.spent - start < seconds):
+                t0 = time.perf_counter()
+                wins, hands = collect_rollout(net, self.roll, cfg)
+                self.decisions += cfg.num_envs * cfg.rollout
+                t1 = time.perf_counter()
+                entropy, value_loss = ppo_update(net, self.opt, training_batch(self.roll, cfg), cfg, self.rng)
+                t2 = time.perf_counter()
+                self.spent += t2 - t0
+                rec = {"update": n0 + len(new) + 1, "decisions": self.decisions, "seconds": round(self.spent, 2),
+                       "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
+                       "win_rate": wins / (seats * hands) if hands else None,
+                       "entropy": entropy, "value_loss": value_loss, "load1": round(os.getloadavg()[0], 2)}
+                if eval_every and rec["update"] % eval_every == 0:
+                    ev = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"], rules=self.rules,
+                                         opponent=eval_opponent)
+                    rec["eval_points_per_hand"], rec["eval_win_rate"] = ev["points_per_hand"], ev["win_rate"]
+                new.append(rec)
+                _log_record(rec, log)
+        self.history += new
+        net.eval()
+        return new
+
+
 def train(config: PPOConfig | None = None, seconds: float | None = 300.0, updates: int | None = None,
           eval_every: int = 0, eval_hands: int = 400, log="print", net: PolicyNet | None = None,
           rules=None, eval_opponent: str = "random"):
@@ -423,45 +477,9 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
     """
     if seconds is None and updates is None:
         raise ValueError("give seconds or updates")
-    cfg = config or PPOConfig()
-    if cfg.opponents != "self" and cfg.opponents not in AGENTS:
-        raise ValueError(f"opponents must be 'self' or an in-kernel agent {sorted(AGENTS)}, got {cfg.opponents!r}")
-    with _threads(cfg.threads, cfg.numba_threads):
-        return _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules, eval_opponent)
-
-
-def _train(cfg, seconds, updates, eval_every, eval_hands, log, net, rules, eval_opponent):
-    """:func:`train`'s loop, thread counts already set: per update a rollout, the
-    advantages and the PPO update, then one history record."""
-    torch.manual_seed(cfg.seed)
-    rng = np.random.default_rng(cfg.seed)
-    net = net or PolicyNet(cfg.hidden)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    roll = Rollouts(cfg, rules)
-    seats = 4 if cfg.opponents == "self" else 1
-    history = []
-    decisions = 0
-    spent = 0.0                          # training wall time, evaluation excluded
-    while (updates is None or len(history) < updates) and (seconds is None or spent < seconds):
-        t0 = time.perf_counter()
-        wins, hands = collect_rollout(net, roll, cfg)
-        decisions += cfg.num_envs * cfg.rollout
-        t1 = time.perf_counter()
-        entropy, value_loss = ppo_update(net, opt, training_batch(roll, cfg), cfg, rng)
-        t2 = time.perf_counter()
-        spent += t2 - t0
-        rec = {"update": len(history) + 1, "decisions": decisions, "seconds": round(spent, 2),
-               "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
-               "win_rate": wins / (seats * hands) if hands else None,
-               "entropy": entropy, "value_loss": value_loss, "load1": round(os.getloadavg()[0], 2)}
-        if eval_every and rec["update"] % eval_every == 0:
-            ev = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"], rules=rules,
-                                 opponent=eval_opponent)
-            rec["eval_points_per_hand"], rec["eval_win_rate"] = ev["points_per_hand"], ev["win_rate"]
-        history.append(rec)
-        _log_record(rec, log)
-    net.eval()
-    return net, history
+    trainer = Trainer(config, net, rules)
+    hist = trainer.run(seconds, updates, eval_every, eval_hands, log, eval_opponent)
+    return trainer.net, hist
 
 
 def imitate(net, teacher="greedy", seconds=60.0, chunks=None, num_envs=256, steps=16, minibatch=512,

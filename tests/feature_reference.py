@@ -23,6 +23,8 @@ from functools import cache
 
 import numpy as np
 
+from greedy_reference import RefPolicy
+
 from majiang_env.kernel import features as F
 from majiang_env.kernel import observe as O
 
@@ -299,4 +301,14 @@ def reference_features(obs, mask, rules=None) -> np.ndarray:
         sc[F.F_PICKUP_DEF + i] = d / 8
         sc[F.F_PICKUP_ACC + i] = acc_scaled(acc)
     sc[F.F_WIN_LEGAL] = bool(mask[A_TSUMO] or mask[A_RON:A_RON + 3].any())
+    # the greedy policy's choices: its tie set by the independent reading of tests/greedy_reference.py
+    if mask.any() and v["phase"] <= 2:
+        ties = RefPolicy(chow_off, kuikae).ties(np.asarray(obs), mask.astype(np.int8))
+        for a in ties:
+            if A_TSUMO <= a < A_EXCHANGE:
+                sc[F.F_GREEDY + a - A_TSUMO] = 1
+            elif a < A_ANKAN or a >= A_EXCHANGE:
+                out[F.P_GREEDY * 36 + (a - A_EXCHANGE if a >= A_EXCHANGE else a)] = 1
+            else:
+                out[F.P_GREEDY_KAN * 36 + (a - A_ANKAN if a < A_MINKAN else a - A_MINKAN)] = 1
     return out.astype(np.float32)

@@ -37,6 +37,9 @@ plane              n     value per kind k
 ``P_ANKAN_DEF``    1     暗 k legal: (the deficiency it leaves, at most 7, + 1) / 8;
                          0: not legal
 ``P_MINKAN_DEF``   1     明 k legal: likewise
+``P_GREEDY``       1     the greedy policy would take that option (打 k or 変 k):
+                         k is in its final tie set (``greedy.greedy_candidates``)
+``P_GREEDY_KAN``   1     the greedy policy would take 暗 k or 明 k
 =================  ====  ===========================================================
 
 **Deficiency** is the number of cards still missing for 1 頭 + 4 門 given the
@@ -67,13 +70,19 @@ Scalars, from ``SCALARS``:
                           discard / 8 (0 if not legal)
 ``F_PICKUP_ACC``    6     that hand's acceptance / 100, at most 1
 ``F_WIN_LEGAL``     1     模 or 栄 is legal
+``F_GREEDY``        12    the greedy policy would take id 108 + j (模, pass,
+                          引, 刻 x3, 順 x3, 栄 x3)
 ==================  ====  ===================================================
+
+The greedy flags make the heuristic one linear map away for a learner (a
+policy that copies them plays exactly as greedy up to its random tie-breaks),
+so learning can start from it and spend its samples on where to differ.
 """
 import math
 
 from ..rules import A_ANKAN, A_DISCARD, A_EXCHANGE, A_MINKAN, A_PUNG, A_RON, A_TSUMO, NUM_ACTIONS
 from .core import kernel_jit
-from .greedy import INF, W_ACC, W_UNSEEN, W_VAL, hand_value, option_values, read_obs
+from .greedy import INF, W_ACC, W_TIE, W_UNSEEN, W_VAL, greedy_candidates, hand_value, option_values, read_obs
 from .layout import PH_EXCHANGE
 from .observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SCALAR, OBS_SIDE,
                       S_EXCH_LEFT, S_HAND, S_LAP, S_NWINS, S_PHASE, S_PICK_KIND, S_RETIRED, S_SCORES,
@@ -103,6 +112,8 @@ P_OPT_BEST = _plane("option is the lowest deficiency", 1)
 P_OPT_ACC = _plane("option acceptance", 1)
 P_ANKAN_DEF = _plane("ankan deficiency", 1)
 P_MINKAN_DEF = _plane("minkan deficiency", 1)
+P_GREEDY = _plane("greedy's discard / exchange choices", 1)
+P_GREEDY_KAN = _plane("greedy's kan choices", 1)
 NUM_PLANES = sum(n for _, n in _planes)
 PLANES = tuple(_planes)   # (name, number of planes), in order
 
@@ -125,7 +136,8 @@ F_PICKUP_LEGAL = 37
 F_PICKUP_DEF = 43
 F_PICKUP_ACC = 49
 F_WIN_LEGAL = 55
-NUM_SCALARS = 56
+F_GREEDY = 56
+NUM_SCALARS = 68
 FEAT_SIZE = SCALARS + NUM_SCALARS
 ACC_SCALE = 100.0   # acceptances are divided by this (and capped at 1)
 PLANE_SHAPE = (NUM_PLANES, 36)
@@ -201,7 +213,13 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     if nlegal == 0 or phase > 2:  # not this seat's decision: no per-action block
         _, dnow, acc = hand_value(obs, dt, work)
     else:
-        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
+        greedy_candidates(obs, mask, dt, chow_off, kuikae, work)   # its tie set, at work[W_TIE:]
+        for j in range(12):
+            out[f + F_GREEDY + j] = work[W_TIE + A_TSUMO + j]
+        for k in range(36):
+            out[P_GREEDY * 36 + k] = work[W_TIE + A_DISCARD + k] + work[W_TIE + A_EXCHANGE + k]
+            out[P_GREEDY_KAN * 36 + k] = work[W_TIE + A_ANKAN + k] + work[W_TIE + A_MINKAN + k]
+        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)  # leaves W_TIE as it is
     out[f + F_DEF_NOW] = min(dnow, 8) / 8.0
     out[f + F_ACC_NOW] = min(acc, ACC_SCALE) / ACC_SCALE
     if nlegal == 0 or phase > 2:
