@@ -6,8 +6,19 @@
 is ``majiang_env.majiang_v1`` (``help(majiang_env.majiang_v1)``: the env card).
 ``python -m majiang_env`` watches a game; ``python -m majiang_env play`` plays one.
 """
-from .rules import RuleConfig
-from .game import Game, IllegalActionError, RecordError, replay
+import os
+
+# Batched kernels run numba parallel regions on OpenMP threads. By default
+# libgomp's idle threads spin-wait between regions; on a machine whose cores are
+# busy with other work (a learner, another job) the spinning threads steal the
+# cores the working ones need and a step becomes several times slower
+# (docs/performance.md, "Under load"). Sleeping waits cost microseconds per
+# region on an idle machine. A value the user set is kept; it must be set
+# before the first parallel kernel runs.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from .rules import RuleConfig  # noqa: E402
+from .game import Game, IllegalActionError, RecordError, replay  # noqa: E402
 
 __all__ = ["Game", "RuleConfig", "replay", "RecordError", "IllegalActionError"]
 __version__ = "0.1.0"

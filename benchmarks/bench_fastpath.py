@@ -1,0 +1,175 @@
+"""The trainer fast path: learner steps/s of ``SeatVectorEnv`` next to ``SingleAgentEnv`` and the
+AEC loop, ``VectorGame`` and ``selfplay`` decisions/s, idle and with busy background processes.
+
+    python benchmarks/bench_fastpath.py [--seconds 3] [--rounds 3] [--busy 0 1 2] [--sizes 1024]
+
+Every row is the best of ``--rounds`` interleaved rounds of ``--seconds`` each
+(the machine may be shared: read the ratios and the load average printed with
+the table). ``--busy N`` runs the whole table again with N background processes
+that each spin one core (started and stopped by this script), and the last
+table gives each figure under load as a share of the idle one. Rows:
+
+* ``seat/<opponents>/<obs>``: ``SeatVectorEnv(B, opponents, seat="random",
+  obs_type)``, the learner's action from a numpy masked-random policy outside
+  the env (random keys over the mask, argmax), or ``+kernel`` sampled inside
+  (``sample_actions`` on zero logits); learner steps/s.
+* ``single/<opponents>``: ``SingleAgentEnv`` with the same policy, one game.
+* ``aec``: the PettingZoo AEC loop (``majiang_env.env()``), decisions/s of the
+  four seats, uniformly random legal actions.
+* ``vector/numpy`` and ``vector/kernel``: ``VectorGame(B).step`` with the numpy
+  policy, or with actions sampled in the kernel from logits (``sample_actions``).
+* ``selfplay``: whole games in compiled code (random agents), decisions/s.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numba
+import numpy as np
+
+import majiang_env
+from majiang_env import selfplay
+from majiang_env.vector import VectorGame
+from majiang_env.vector_env import SeatVectorEnv
+from majiang_env.wrappers import SingleAgentEnv
+
+
+def masked_random(rng, mask):
+    return np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
+
+
+def run_seat(B, opponents, obs_type, kernel_sampling, seconds):
+    env = SeatVectorEnv(B, opponents=opponents, seat="random", obs_type=obs_type, copy=False)
+    env.reset(seed=0)
+    rng, zeros = np.random.default_rng(0), np.zeros((B, 156))
+    act = (lambda: env.sample_actions(zeros)) if kernel_sampling else (lambda: masked_random(rng, env.action_masks()))
+    env.step(act())
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env.step(act())
+        n += B
+    return n / (time.perf_counter() - t0)
+
+
+def run_single(opponents, seconds):
+    env = SingleAgentEnv(opponents=opponents, seat="random")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, term, trunc, _ = env.step(int(legal[rng.integers(legal.size)]))
+        n += 1
+        if term or trunc:
+            env.reset()
+    return n / (time.perf_counter() - t0)
+
+
+def run_aec(seconds):
+    env = majiang_env.env()
+    rng = np.random.default_rng(0)
+    n, t0, seed = 0, time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        env.reset(seed=seed)
+        seed += 1
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            n += 1
+    return n / (time.perf_counter() - t0)
+
+
+def run_vector(B, kernel_sampling, seconds):
+    vg = VectorGame(B, seed=0)
+    obs, mask, _ = vg.reset()
+    rng, zeros = np.random.default_rng(0), np.zeros((B, 156))
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        a = vg.sample_actions(zeros) if kernel_sampling else masked_random(rng, mask)
+        obs, mask, *_ = vg.step(a)
+        n += B
+    return n / (time.perf_counter() - t0)
+
+
+def run_selfplay(B, seconds):
+    games, s = B, None
+    while True:
+        s = selfplay(games, seed=1, num_envs=B)
+        if s["seconds"] >= seconds / 2 or games > 10 ** 7:
+            return s["decisions"] / s["seconds"]
+        games = int(games * max(2.0, seconds / 2 / max(s["seconds"], 1e-3)))
+
+
+def rows(B):
+    out = []
+    for opp in ("random", "greedy"):
+        for obs_type in ("compact", "features"):
+            out.append((f"seat/{opp}/{obs_type} B={B}", "learner steps/s",
+                        lambda s, o=opp, t=obs_type: run_seat(B, o, t, False, s)))
+        out.append((f"seat/{opp}/compact+kernel B={B}", "learner steps/s",
+                    lambda s, o=opp: run_seat(B, o, "compact", True, s)))
+        out.append((f"single/{opp}", "learner steps/s", lambda s, o=opp: run_single(o, s)))
+    out += [("aec", "decisions/s", run_aec),
+            (f"vector/numpy B={B}", "decisions/s", lambda s: run_vector(B, False, s)),
+            (f"vector/kernel B={B}", "decisions/s", lambda s: run_vector(B, True, s)),
+            (f"selfplay B={B}", "decisions/s", lambda s: run_selfplay(B, s))]
+    return out
+
+
+def measure(table, seconds, rounds):
+    best = {name: 0.0 for name, _, _ in table}
+    for _ in range(rounds):
+        for name, _, fn in table:
+            best[name] = max(best[name], fn(seconds))
+    return best
+
+
+def busy(n):
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--busy", type=int, nargs="+", default=[0], help="background busy processes per table")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1024])
+    args = ap.parse_args()
+    for B in args.sizes:
+        table = rows(B)
+        measure(table, 0.2, 1)   # compile / load every kernel first
+        results = {}
+        for nb in args.busy:
+            procs = busy(nb)
+            try:
+                time.sleep(1.0 if nb else 0.0)
+                results[nb] = measure(table, args.seconds, args.rounds)
+                load = os.getloadavg()[0]
+            finally:
+                for p in procs:
+                    p.kill()
+                    p.wait()
+            print(f"\nB={B}, {nb} busy process(es), {os.cpu_count()} CPUs, numba threads "
+                  f"{numba.get_num_threads()} ({numba.threading_layer()}), load average {load:.2f}, "
+                  f"best of {args.rounds} x {args.seconds:g} s")
+            print(f"{'row':<34} {'unit':<16} {'rate':>12}")
+            for name, unit, _ in table:
+                print(f"{name:<34} {unit:<16} {results[nb][name]:>12,.0f}")
+        if 0 in results and len(results) > 1:
+            print(f"\nB={B}: rate under load as a share of the idle rate")
+            print(f"{'row':<34} " + " ".join(f"{'busy ' + str(nb):>8}" for nb in results if nb))
+            for name, _, _ in table:
+                print(f"{name:<34} " + " ".join(f"{results[nb][name] / results[0][name]:>8.0%}"
+                                                 for nb in results if nb))
+
+
+if __name__ == "__main__":
+    main()
