@@ -5,7 +5,7 @@
                                  [--batch 4000] [--minibatch 500] [--epochs 4] [--hidden 256 256]
                                  [--hands-per-game 4] [--seed 0] [--num-cpus N]
                                  [--eval-games 256] [--eval-opponents random] [--checkpoint DIR]
-                                 [--illegal-raises] [--json]
+                                 [--torch-threads N] [--illegal-raises] [--json]
 
 The environment is ``majiang_env.rllib.MajiangMultiAgentEnv`` (the features
 observation with the action mask), the module RLlib's action-masking PPO
@@ -63,10 +63,15 @@ def main():
     ap.add_argument("--eval-games", type=int, default=256, help="0: no evaluation")
     ap.add_argument("--eval-opponents", default="random")
     ap.add_argument("--checkpoint", default=None, help="save the algorithm here at the end")
+    ap.add_argument("--torch-threads", type=int, default=None,
+                    help="torch threads of the driver, where the learner runs (on a busy machine: 1)")
     ap.add_argument("--illegal-raises", action="store_true", help="an illegal action stops the run")
     ap.add_argument("--json", action="store_true", help="print a JSON summary line at the end")
     args = ap.parse_args()
 
+    if args.torch_threads:
+        import torch
+        torch.set_num_threads(args.torch_threads)
     t0 = time.perf_counter()
     ray.init(num_cpus=args.num_cpus, include_dashboard=False,
              object_store_memory=args.object_store_mb and args.object_store_mb * 2 ** 20)

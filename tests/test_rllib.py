@@ -138,7 +138,7 @@ def test_two_ppo_iterations_of_the_example_on_local_ray():
         cmd = [sys.executable, os.path.join(ROOT, "examples", "rllib_ppo.py"), "--iterations", "2",
                "--env-runners", "1", "--envs-per-runner", "2", "--batch", "256", "--minibatch", "128",
                "--epochs", "1", "--hidden", "64", "64", "--hands-per-game", "1", "--num-cpus", "2",
-               "--object-store-mb", "200", "--eval-games", "8", "--illegal-raises", "--json"]
+               "--object-store-mb", "200", "--eval-games", "8", "--illegal-raises", "--torch-threads", "1", "--json"]
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=400, cwd=tmp)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     summary = json.loads(run.stdout.strip().splitlines()[-1])

@@ -135,7 +135,18 @@ class _AssertLegal(VecEnvWrapper):
         return self.venv.step_wait()
 
 
-def test_maskable_ppo_learns_on_the_adapter_with_legal_actions_only():
+@pytest.fixture
+def one_torch_thread():
+    """torch on one thread: two pytest workers on 2 busy cores with 2 torch threads each
+    made PPO updates many times slower (OpenMP threads waiting on each other)."""
+    import torch
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def test_maskable_ppo_learns_on_the_adapter_with_legal_actions_only(one_torch_thread):
     env = _AssertLegal(VecMonitor(SB3VecEnv(16, opponents="greedy", seat="random", obs_type="features",
                                             reward_scale=0.01)))
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=256, n_epochs=2, seed=0,
