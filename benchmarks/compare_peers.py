@@ -13,7 +13,8 @@ counted). Like is compared with like:
   ``sparrow_mahjong`` under ``jax.jit(jax.vmap(...))`` with pgx's
   ``auto_reset`` and a jitted ``act_randomly``, B x steps decisions, compile
   time excluded -- against (b) ``VectorGame(1024).step`` with a numpy
-  masked-random policy (as ``bench_vector.py``);
+  masked-random policy (as ``bench_vector.py``), and (b') with the actions
+  sampled in the kernel from the policy's logits (``sample_actions``);
 * (a) ``majiang_env.selfplay`` (whole games in compiled code, best of the
   ``--selfplay-sizes``) against the best peer figure of any kind.
 
@@ -174,10 +175,12 @@ def connect_four():
 
 # ---------------------------------------------------------------- batched, policy outside
 
-def vector_loop(B, threads=None):
+def vector_loop(B, threads=None, kernel_sampling=False):
     """bench_vector.py's loop; ``threads``: numba threads for the step's ``prange`` (None:
     numba's default). Each step is one parallel region, so on a loaded machine a thread
-    that is descheduled stalls the whole step: one thread can then be faster."""
+    that is descheduled stalls the whole step: one thread can then be faster.
+    ``kernel_sampling``: the policy hands logits (here all zeros: uniform) to
+    ``VectorGame.sample_actions``, which samples a legal action in the kernel."""
     import numba
     from majiang_env.vector import VectorGame
 
@@ -185,14 +188,17 @@ def vector_loop(B, threads=None):
         vg = VectorGame(B, seed=seed)
         obs, mask, player = vg.reset()
         rng = np.random.default_rng(seed)
+        logits = np.zeros((B, 156))
+        policy = (lambda mask: vg.sample_actions(logits)) if kernel_sampling else \
+            (lambda mask: masked_random(rng, mask))
         saved = numba.get_num_threads()
         numba.set_num_threads(threads or saved)
         try:
-            vg.step(masked_random(rng, mask))
+            vg.step(policy(mask))
             d = games = 0
             t0 = perf()
             while perf() - t0 < seconds:
-                obs, mask, player, rewards, done = vg.step(masked_random(rng, mask))
+                obs, mask, player, rewards, done = vg.step(policy(mask))
                 d += B
                 games += int(done.sum())
             dt = perf() - t0
@@ -341,7 +347,10 @@ def main():
     vecs = [Row(B, f"majiang VectorGame({args.batch}).step + numpy policy, {n or nthreads} thr (b)",
                 vector_loop(args.batch, n or None), majiang=True)
             for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
-    rows += vecs
+    kvecs = [Row(B, f"majiang VectorGame({args.batch}).step + logits sampled in the kernel, {n or nthreads} thr (b')",
+                 vector_loop(args.batch, n or None, kernel_sampling=True), majiang=True)
+             for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
+    rows += vecs + kvecs
     pgx_missing = None if vers["pgx"] and vers["jax"] else (
         "not installed" if not vers["pgx"] else "not installed (pgx needs jax)")
     pgx_loop = []
@@ -409,9 +418,11 @@ def main():
     print("dec/game: decisions per game as each env defines a game (majiang: 4 hands). 1-legal %: "
           "decisions with one legal action (majiang applies those itself and does not count them).")
     riichi = next((x for x in rows if x.name.startswith("RiichiEnv") and x.rate), None)
+    kvec = max(kvecs, key=lambda x: x.rate or 0)
     if riichi and best_sp and vec.rate:  # the issue's targets are stated against RiichiEnv
         print(f"against RiichiEnv: selfplay (best B) {best_sp.rate / riichi.rate:,.1f}x, "
-              f"VectorGame.step (b) {vec.rate / riichi.rate:,.1f}x")
+              f"VectorGame.step (b) {vec.rate / riichi.rate:,.1f}x, "
+              f"with in-kernel sampling (b') {(kvec.rate or 0) / riichi.rate:,.1f}x")
     if pgx_loop and pgx_loop[0].compile_s is not None:
         print(f"pgx compile time (excluded): {pgx_loop[0].compile_s:.1f} s")
     print(f"load average {os.getloadavg()[0]:.1f} at end; total {perf() - t_start:.0f} s; "

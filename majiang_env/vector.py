@@ -48,16 +48,23 @@ def game_seed(seed: int, index: int) -> int:
 MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a mistake
 
 
-def sample_logits(st, rows, logits, rngs) -> np.ndarray:
-    """``batch.sample_legal`` behind a check of ``logits`` (shared by the vector envs)."""
+def sample_logits(st, rows, logits, rngs, parallel=False) -> np.ndarray:
+    """``batch.sample_legal`` behind a check of ``logits`` (shared by the vector envs):
+    float (len(rows), 156); nan or +inf among a row's legal entries is a ValueError,
+    and then no stream has advanced."""
     lg = np.asarray(logits)
     if lg.dtype.kind != "f" or lg.shape != (len(rows), NUM_ACTIONS):
         raise ValueError(f"logits must be a float array of shape ({len(rows)}, {NUM_ACTIONS}), "
                          f"got {lg.dtype} {lg.shape}")
-    if np.isnan(lg).any() or np.isposinf(lg).any():
-        raise ValueError("logits must not hold nan or +inf")
+    if lg.dtype not in (np.float32, np.float64):
+        lg = lg.astype(np.float64)
     out = np.empty(len(rows), np.int64)
-    batch.sample_legal(st, rows, np.ascontiguousarray(lg, np.float64), rngs, out)
+    saved = rngs.copy()
+    bad = (batch.sample_legal_parallel if parallel else batch.sample_legal)(
+        st, rows, np.ascontiguousarray(lg), rngs, out)
+    if bad >= 0:
+        rngs[...] = saved
+        raise ValueError(f"logits of row {bad} hold nan or +inf at a legal action")
     return out
 
 
@@ -235,7 +242,8 @@ class VectorGame:
         if not self._ready:
             raise ResetNeededError("call reset() before sample_actions()")
         rows = self._rows(rows)
-        return sample_logits(self._st, rows, logits, self._agent_rng)
+        with numba_threads(self.num_threads):
+            return sample_logits(self._st, rows, logits, self._agent_rng, self._parallel())
 
     def _rows(self, rows) -> np.ndarray:
         """Slot indices as int64 (default: all), each in 0..num_envs-1, or ValueError."""

@@ -214,7 +214,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         seeded stream); illegal entries are never read. Returns int64 (B,)."""
         if not self._ready:
             raise ResetNeededError("call reset() before sample_actions()")
-        return sample_logits(self._st, self._all, logits, self._rngs)
+        with numba_threads(self.num_threads):
+            return sample_logits(self._st, self._all, logits, self._rngs, self._parallel(self.num_envs))
 
     @property
     def learner_seat(self) -> np.ndarray:

@@ -178,23 +178,48 @@ def _unit(rng, i):
 
 
 @kernel_jit
+def _sample_row(st, rows, logits, rngs, out, i):
+    """Sample row i (see ``sample_legal``); False if a legal action's logit is nan or +inf."""
+    b = rows[i]
+    row = st[b]
+    best = -np.inf
+    pick = row[LEGAL]
+    for j in range(row[NLEGAL]):
+        a = row[LEGAL + j]
+        x = logits[i, a]
+        if np.isnan(x) or x == np.inf:
+            return False
+        v = x - np.log(-np.log(_unit(rngs[b], 1)))
+        if v > best:
+            best = v
+            pick = a
+    out[i] = pick
+    return True
+
+
+@kernel_jit
 def sample_legal(st, rows, logits, rngs, out):
     """out[i] = a legal action of slot rows[i] drawn from the softmax of logits[i]
     over its legal actions: Gumbel-max with the slot's sampling stream rngs[b, 1].
     Logits of illegal actions are never read; -inf excludes a legal action unless
-    every legal logit is -inf (then the first legal id)."""
+    every legal logit is -inf (then the first legal id). Returns the first i whose
+    legal logits hold nan or +inf (its draws are not made), or -1."""
     for i in range(rows.shape[0]):
-        b = rows[i]
-        row = st[b]
-        best = -np.inf
-        pick = row[LEGAL]
-        for j in range(row[NLEGAL]):
-            a = row[LEGAL + j]
-            v = logits[i, a] - np.log(-np.log(_unit(rngs[b], 1)))
-            if v > best:
-                best = v
-                pick = a
-        out[i] = pick
+        if not _sample_row(st, rows, logits, rngs, out, i):
+            return i
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def sample_legal_parallel(st, rows, logits, rngs, out):
+    """``sample_legal`` over numba's threads (each row has its own stream)."""
+    bad = np.full(rows.shape[0], False)
+    for i in prange(rows.shape[0]):
+        bad[i] = not _sample_row(st, rows, logits, rngs, out, i)
+    for i in range(rows.shape[0]):
+        if bad[i]:
+            return i
+    return -1
 
 
 @kernel_jit
