@@ -22,9 +22,12 @@ One episode is one game of `hands_per_game` hands (default 4). Agent
 legal action) are applied by the engine itself; agents are asked only for real
 choices.
 
-``env(render_mode=None, rules=None, **options)``: ``rules`` is a
-``RuleConfig`` (or dict); ``options`` are ``RuleConfig`` field overrides
+``env(render_mode=None, rules=None, obs_type="compact", **options)``: ``rules``
+is a ``RuleConfig`` (or dict); ``options`` are ``RuleConfig`` field overrides
 (docs/rules.md §10), e.g. ``env(hands_per_game=1, chow_from="previous")``.
+``obs_type="features"`` makes ``"observation"`` the float32 feature encoding
+(``majiang_env.observation``, docs/observation.md "Features") instead of the
+compact int16 vector below; the kernel computes it.
 
 ### Observation Space
 
@@ -111,7 +114,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .checks import ActionSpaceError, ResetNeededError, action_id, in_action_range
 from .game import Game
-from .kernel.observe import OBS_SIZE
+from .observation import check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
 
 __all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD"]
@@ -132,8 +135,8 @@ def _with_card(summary: str):
 
 @_with_card("The wrapped AEC environment: ``raw_env`` inside :class:`ClassicWrapper` "
             "(illegal move: game over, offender -1000).")
-def env(render_mode=None, rules=None, **options):
-    return ClassicWrapper(raw_env(render_mode=render_mode, rules=rules, **options),
+def env(render_mode=None, rules=None, obs_type="compact", **options):
+    return ClassicWrapper(raw_env(render_mode=render_mode, rules=rules, obs_type=obs_type, **options),
                           illegal_reward=ILLEGAL_REWARD)
 
 
@@ -239,8 +242,8 @@ class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
 
 @_with_card("The Parallel form of ``env()``: PettingZoo's ``turn_based_aec_to_parallel``; "
             "the actions of agents not to act are ignored.")
-def parallel_env(render_mode=None, rules=None, **options):
-    return _ParallelEnv(env(render_mode=render_mode, rules=rules, **options))
+def parallel_env(render_mode=None, rules=None, obs_type="compact", **options):
+    return _ParallelEnv(env(render_mode=render_mode, rules=rules, obs_type=obs_type, **options))
 
 
 @_with_card("The AEC environment without wrappers: an illegal action raises "
@@ -255,8 +258,8 @@ class raw_env(AECEnv, EzPickle):
         "render_fps": 2,
     }
 
-    def __init__(self, render_mode=None, rules=None, **options):
-        EzPickle.__init__(self, render_mode=render_mode, rules=rules, **options)
+    def __init__(self, render_mode=None, rules=None, obs_type="compact", **options):
+        EzPickle.__init__(self, render_mode=render_mode, rules=rules, obs_type=obs_type, **options)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
@@ -266,9 +269,9 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(4)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        i16 = np.iinfo(np.int16)
+        self.obs_type = check_obs_type(obs_type)
         obs_space = spaces.Dict({
-            "observation": spaces.Box(low=i16.min, high=i16.max, shape=(OBS_SIZE,), dtype=np.int16),
+            "observation": observation_space(obs_type),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         act_space = spaces.Discrete(NUM_ACTIONS)
@@ -317,7 +320,7 @@ class raw_env(AECEnv, EzPickle):
             mask = g.legal_mask()
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": g.observe(seat), "action_mask": mask}
+        return {"observation": g.observe(seat, self.obs_type), "action_mask": mask}
 
     def step(self, action):
         g = self._live_game("step")

@@ -305,3 +305,19 @@ def test_parallelizable_only_through_parallel_env():
     obs, infos = p.reset(seed=0)
     masks = {a: o["action_mask"].any() for a, o in obs.items()}
     assert sum(masks.values()) == 1   # only the acting agent has a legal action
+
+
+def test_features_observation_through_every_env_form():
+    from majiang_env.observation import FEAT_SIZE
+    e = env(obs_type="features", hands_per_game=1)
+    api_test(e, num_cycles=200)
+    e.reset(seed=3)
+    obs, *_ = e.last()
+    assert obs["observation"].shape == (FEAT_SIZE,) and obs["observation"].dtype == np.float32
+    g = e.unwrapped.game
+    assert np.array_equal(obs["observation"], g.observe(g.current_player, "features"))
+    p = parallel_env(obs_type="features")
+    observations, _ = p.reset(seed=1)
+    assert all(o["observation"].shape == (FEAT_SIZE,) for o in observations.values())
+    with pytest.raises(ValueError, match="obs_type"):
+        env(obs_type="pixels")
