@@ -155,7 +155,8 @@ def search(row, rules, seed, opts=CHEAP):
 def test_sampler_draws_exactly_the_unseen_cards(rules):
     r = rules.to_array(True)
     pool = np.zeros(144, np.int32)
-    stand_ins = 0
+    _, _, work, scratch = new_workspace()
+    stand_ins = improved = 0
     for row in positions(rules):
         check_row(row, rules)
         p = int(row[L.CUR])
@@ -163,9 +164,14 @@ def test_sampler_draws_exactly_the_unseen_cards(rules):
         stand_ins += sum(L.MELDS <= o < L.MELDS + 4 * 4 * L.MELD_W for o in offs)
         n = S.unseen_pool(row, r, p, pool)
         assert pool[:n].tolist() == hidden_multiset(row, rules, p)      # ascending: sorted
-        for seed in range(3):
+        for seed in range(4):
             det = np.zeros(L.SIZE, np.int32)
             assert S.determinize(row, r, p, det, pool, np.array([seed], np.uint64)) == 0
+            if seed >= 2:      # the optional opponent model only swaps cards between hidden places
+                before = det.copy()
+                S.improve_opponents(det, r, p, np.array([seed], np.uint64), tables.deficiency_table(), work,
+                                    scratch[3].view(np.int64))
+                improved += not (det == before).all()
             check_row(det, rules)
             assert hidden_multiset(det, rules, p) == hidden_multiset(row, rules, p)
             fixed = np.ones(L.SIZE, bool)                  # visible places and everything else
@@ -176,7 +182,7 @@ def test_sampler_draws_exactly_the_unseen_cards(rules):
             for q in hands:
                 assert det[L.NHAND + q] == row[L.NHAND + q]
             assert (obs_of(det, rules, p) == obs_of(row, rules, p)).all()
-    assert stand_ins > 0
+    assert stand_ins > 0 and improved > 10
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
@@ -197,11 +203,12 @@ def test_no_peeking(rules):
         S.determinize(row, r, p, d1, pool, np.array([i], np.uint64))
         S.determinize(other, r, p, d2, pool, np.array([i], np.uint64))
         assert (d1 == d2).all()
-        a1, s1, w1 = search(row, rules, i)
-        a2, s2, w2 = search(other, rules, i)
+        opts = CHEAP if i % 2 else {"samples": 3, "budget": 2000, "width": None, "opponents": "greedy"}
+        a1, s1, w1 = search(row, rules, i, opts)
+        a2, s2, w2 = search(other, rules, i, opts)
         assert a1 == a2 and s1 == s2 and (w1 == w2).all()
         assert a1 in row[L.LEGAL:L.LEGAL + row[L.NLEGAL]]
-        differs += a1 != search(row, rules, i + 1000)[0]
+        differs += a1 != search(row, rules, i + 1000, opts)[0]
     assert changed > 20
     assert differs > 0      # the decision does depend on the stream: the test can see a difference
 
@@ -318,15 +325,20 @@ def test_policy_actions_play_the_selfplay_games():
 
 
 def test_parameters_are_checked():
-    assert set(AGENT_PARAMS["search"]) == {"samples", "budget", "search_wins", "confidence"}
-    v = agent_params("search", {"samples": 3, "budget": None, "search_wins": True, "confidence": 0.5})
+    assert set(AGENT_PARAMS["search"]) == {"samples", "budget", "search_wins", "confidence", "width", "opponents"}
+    assert agent_params("search", {"opponents": "greedy"})[S.P_OPPONENTS] == S.OPP_GREEDY
+    v = agent_params("search", {"samples": 3, "budget": None, "search_wins": True, "confidence": 0.5,
+                                "width": None})
     assert v.shape == (NUM_PARAMS,) and v[S.P_SAMPLES] == 3 and v[S.P_BUDGET] < 0 and v[S.P_SEARCH_WINS] == 1
-    assert v[S.P_CONFIDENCE] == 0.5
+    assert v[S.P_CONFIDENCE] == 0.5 and v[S.P_WIDTH] < 0
+    assert agent_params("search", {"width": 2})[S.P_WIDTH] == 3          # stored as w + 1
     d = agent_params("search")
     assert d[S.P_SAMPLES] == S.DEFAULT_SAMPLES and d[S.P_BUDGET] == S.DEFAULT_BUDGET
+    assert d[S.P_CONFIDENCE] == S.DEFAULT_CONFIDENCE and d[S.P_WIDTH] == S.DEFAULT_WIDTH + 1
     assert (agent_params("greedy") == 0).all()
     for bad in [{"samples": 0}, {"samples": 2.5}, {"samples": True}, {"budget": -3}, {"budget": "big"},
-                {"search_wins": 1}, {"confidence": -1}, {"width": 3}]:
+                {"search_wins": 1}, {"confidence": -1}, {"confidence": float("nan")}, {"width": -1},
+                {"opponents": "smart"}, {"opponents": 1}, {"depth": 3}]:
         with pytest.raises(ValueError, match="search"):
             agent_params("search", bad)
     with pytest.raises(ValueError, match="greedy"):

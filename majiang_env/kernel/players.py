@@ -25,8 +25,8 @@ from .core import kernel_jit, rand_below, write_mask
 from .greedy import W_SIZE, greedy_action
 from .layout import CUR, LEGAL, NLEGAL, SIZE
 from .observe import OBS_SIZE, observe
-from .search import (DEFAULT_BUDGET, DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, P_BUDGET, P_CONFIDENCE, P_SAMPLES,
-                     P_SEARCH_WINS, search_action)
+from .search import (DEFAULT_BUDGET, DEFAULT_CONFIDENCE, DEFAULT_OPPONENTS, DEFAULT_SAMPLES, DEFAULT_WIDTH,
+                     P_BUDGET, P_CONFIDENCE, P_OPPONENTS, P_SAMPLES, P_SEARCH_WINS, P_WIDTH, search_action)
 
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
@@ -36,24 +36,31 @@ TABLE_AGENTS = (AGENT_GREEDY, AGENT_SEARCH)   # the agents that read the deficie
 NUM_PARAMS = 8      # length of an agent's parameter vector
 NUM_ROWS = 4        # scratch state rows of a workspace (for agents that simulate)
 
-# name -> {parameter: (index in the vector, default, lowest, highest)}; None as a
-# value means "no cap" where the parameter allows it (budget)
+# name -> {parameter: (index in the vector, default, lowest, highest)}, or for a
+# choice (index, default, choices, None), stored as the choice's position; None as
+# a value means "no cap" for budget and "every legal action" for width
 AGENT_PARAMS = {
     "random": {},
     "greedy": {},
     "search": {"samples": (P_SAMPLES, DEFAULT_SAMPLES, 1, 100_000),
                "budget": (P_BUDGET, DEFAULT_BUDGET, 1, 2 ** 50),
                "search_wins": (P_SEARCH_WINS, False, False, True),
-               "confidence": (P_CONFIDENCE, DEFAULT_CONFIDENCE, 0.0, 100.0)},
+               "confidence": (P_CONFIDENCE, DEFAULT_CONFIDENCE, 0.0, 100.0),
+               "width": (P_WIDTH, DEFAULT_WIDTH, 0, 35),
+               "opponents": (P_OPPONENTS, ("uniform", "greedy")[DEFAULT_OPPONENTS], ("uniform", "greedy"), None)},
 }
 
 
 def agent_params(name, options=None) -> np.ndarray:
     """The parameter vector (float64[NUM_PARAMS]) of agent ``name`` from a dict of
     its named parameters (``AGENT_PARAMS[name]``; missing ones take their
-    defaults). search: ``samples`` (int >= 1), ``budget`` (int >= 1 rollout
-    decisions per decision, or None for no cap), ``search_wins`` (bool).
-    Raises ValueError for an unknown agent, parameter or value."""
+    defaults). search (``kernel/search.py``): ``samples`` (int >= 1),
+    ``budget`` (int >= 1 rollout decisions per decision, or None for no cap),
+    ``search_wins`` (bool), ``confidence`` (z >= 0 of the bound that must clear
+    the greedy action), ``width`` (int >= 0 deficiency slack of the candidates,
+    or None for every legal action), ``opponents`` ("uniform" or "greedy": the
+    model of the other seats' hidden hands). Raises ValueError for an unknown
+    agent, parameter or value."""
     if name not in AGENT_PARAMS:
         raise ValueError(f"unknown agent {name!r}; agents are {sorted(AGENT_PARAMS)}")
     spec = AGENT_PARAMS[name]
@@ -68,8 +75,13 @@ def agent_params(name, options=None) -> np.ndarray:
     v = np.zeros(NUM_PARAMS, np.float64)
     for key, (i, default, lo, hi) in spec.items():
         x = options.get(key, default)
-        if key == "budget" and x is None:
-            v[i] = -1  # no cap
+        if key in ("budget", "width") and x is None:
+            v[i] = -1  # no cap / every legal action
+            continue
+        if isinstance(lo, tuple):
+            if not isinstance(x, str) or x not in lo:
+                raise ValueError(f"{name} parameter {key!r} must be one of {lo}, got {x!r:.80}")
+            v[i] = lo.index(x)
             continue
         if isinstance(lo, bool):
             if not isinstance(x, (bool, np.bool_)):
@@ -81,8 +93,8 @@ def agent_params(name, options=None) -> np.ndarray:
             x = max(float(x), 1e-12)  # 0 in the vector means "the default"
         elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
             raise ValueError(f"{name} parameter {key!r} must be an int in {lo}..{hi}"
-                             + (" or None" if key == "budget" else "") + f", got {x!r:.80}")
-        v[i] = float(x)
+                             + (" or None" if key in ("budget", "width") else "") + f", got {x!r:.80}")
+        v[i] = float(x) + (key == "width")  # width w is stored as w + 1: 0 means the default
     return v
 
 

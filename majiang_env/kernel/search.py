@@ -23,6 +23,15 @@ At a decision of seat p (``row[CUR]``) with more than one legal action:
    are functions of what p sees, so the sampled state (and hence the decision)
    is the same whatever the true hidden cards are: permuting them leaves it
    unchanged for the same ``rng`` (``tests/test_search.py``).
+
+   A uniform deal gives the other seats random hands, much further from
+   winning than the hands greedy players hold after some turns, so rollouts
+   under-rate the opponents. ``P_OPPONENTS = OPP_GREEDY`` (optional) then
+   improves each other seat's sampled hand by greedy draw-and-discard steps
+   that swap cards with the other hidden places
+   (:func:`improve_opponents`): still a placement of exactly the unseen
+   cards into the same hidden places, computed from the determinization
+   alone, so everything above still holds.
 2. **Roll out.** On every determinization each legal action is played in a
    copy, then every seat plays the greedy policy (``greedy.py``, from its own
    observation of the copy) until the current hand closes. The copy's rules
@@ -30,9 +39,23 @@ At a decision of seat p (``row[CUR]``) with more than one legal action:
    rollout never deals a later hand from the real squares, and apply forced
    actions at once (``auto_forced``). The same determinizations and the same
    rollout stream serve every action (common random numbers).
-3. **Choose** the action with the highest total point change of p in this
-   hand (``DELTAS``), ties by the number of rollouts p won, then the greedy
-   policy's own choice if it is among them, then the lowest action id.
+3. **Choose.** The greedy policy's own action g (from p's observation) is the
+   default. Every other candidate i is compared with it on the same
+   determinizations: d_s = (p's points with i) - (p's points with g) in
+   sample s; i replaces g only when the lower confidence bound
+   ``mean(d) - z * sd(d) / sqrt(samples)`` is above 0, and the candidate with
+   the highest bound wins (ties: more rollouts won by p, then the lowest id).
+   Rollouts are noisy (p's point change over the rest of a hand has a
+   standard deviation of ~60 points against differences of a few points
+   between sensible actions), so the plain best mean mostly follows noise and
+   plays worse than greedy (benchmarks/bench_search.py); the bound makes the
+   search leave the greedy action only on clear evidence.
+
+   **Candidates** (``P_WIDTH`` = w >= 0): in the 変 and discard phases the
+   options whose greedy deficiency (``greedy.option_values``) is at most the
+   best option's + w, and every win; in the take phase every legal action.
+   w < 0: every legal action. Fewer candidates cost fewer rollouts and fewer
+   chances to follow noise.
 
 What it never reads: the real row's hidden places (opponents' hands, others'
 side cards unless public, stand-ins, squares), the decision log, or any later
@@ -49,6 +72,13 @@ then every hidden place overwritten before a rollout starts).
                    0: ``DEFAULT_BUDGET``, < 0: no cap. At least one round runs.
 ``P_SEARCH_WINS``  1: 栄 / 模 are searched like any action; 0 (default): a legal
                    win is taken at once (the greedy policy's choice among wins)
+``P_CONFIDENCE``   z of the lower confidence bound (step 3); <= 0:
+                   ``DEFAULT_CONFIDENCE``
+``P_WIDTH``        candidate width w (step 3); stored as w + 1, so 0 (the
+                   zero vector) means ``DEFAULT_WIDTH``; < 0 stored: every
+                   legal action
+``P_OPPONENTS``    ``OPP_UNIFORM`` (0, default) or ``OPP_GREEDY`` (1): the
+                   opponent model of step 1
 =================  ==============================================================
 
 The budget is counted in rollout decisions, not seconds: numba's nopython
@@ -58,30 +88,33 @@ rollout decision costs about what one greedy decision does (~5 us on one core
 of the development machine), so a budget of B costs about B x 5 us; see
 ``benchmarks/bench_search.py`` for measured times.
 
-**Cost.** (samples) x (legal actions) rollouts, each to the end of the hand:
-most at the 変 and early turns, least near the end. Decisions with one legal
-action return it at once.
+**Cost.** (samples) x (candidates) rollouts, each to the end of the hand:
+most at the 変 and early turns, least near the end; capped by the budget.
+Decisions with one legal action, one candidate, or (by default) a legal win,
+return at once, without a rollout.
 
-**Randomness.** The search draws one number from ``rng`` per decision (after
-the greedy policy's root call, which draws only to break its ties); every
+**Randomness.** The search draws one number from ``rng`` per searched decision
+(after the greedy policy's root call, which draws only to break its ties); every
 determinization and rollout stream is derived from it, and ``rng`` is left
 where that one draw put it, so the agent's stream advances independently of
 the searching itself. Same seed, same decisions.
 
 **Scratch.** ``rows[0]`` holds the current determinization, ``rows[1]`` the
-rollout, ``rows[2]`` the search's own buffers (``X_*``: the rollout rules,
-the pool, per-action totals); ``obs``, ``mask``, ``work`` serve the greedy
-rollout policy. Nothing is allocated per decision.
+rollout, ``rows[2]`` the search's own int32 buffers (``X_*``: the rollout
+rules, the pool, wins and candidate flags per legal action), ``rows[3]`` seen
+as float64 the paired sums (``F_*``); ``obs``, ``mask``, ``work`` serve the
+greedy policy. Nothing is allocated per decision.
 """
 import numpy as np
 
 from ..rules import (A_EXCHANGE, A_RON, A_TSUMO, R_AUTO_FORCED, R_CHOW_OFF, R_HANDS, R_KUIKAE,
                      R_SIDE_PUBLIC, R_SIZE)
-from .core import U64, add_card, advance, kernel_jit, mix64, rand_below, write_mask
-from .greedy import greedy_action
+from .core import POW5, U64, add_card, advance, kernel_jit, mix64, rand_below, write_mask
+from .greedy import INF, W_VAL, deficiency, greedy_action, option_values
 from .layout import (CUR, DECLOG, DELTAS, DRAWN, HAND, HCNT, HMASK, KEYS, LEGAL, MAX_LEGAL, MELDS,
                      MELD_W, M_CARD0, M_CARD1, M_KAN, M_STANDIN, M_TYPE, MT_ANKAN, NCOL, NHAND, NLEGAL,
-                     NMELD, NRIVER, NSIDE, RETIRED, RIVER, RIVER_LEN, SIDE, SIZE, SQPOS, SQUARES)
+                     NMELD, NRIVER, NSIDE, PH_TAKE, PHASE, RETIRED, RIVER, RIVER_LEN, SIDE, SIZE, SQPOS,
+                     SQUARES)
 from .observe import observe
 
 # ---- parameters (indices into params) ----------------------------------------
@@ -89,21 +122,29 @@ P_SAMPLES = 0
 P_BUDGET = 1
 P_SEARCH_WINS = 2
 P_CONFIDENCE = 3
+P_WIDTH = 4
+P_OPPONENTS = 5
+OPP_UNIFORM, OPP_GREEDY = 0, 1
 DEFAULT_SAMPLES = 16
 DEFAULT_BUDGET = 8000
-DEFAULT_CONFIDENCE = 1.0
+DEFAULT_CONFIDENCE = 2.5
+DEFAULT_WIDTH = 0
+DEFAULT_OPPONENTS = OPP_UNIFORM
 
 # ---- scratch: rows[X_ROW] ------------------------------------------------------
 ROW_BASE, ROW_SIM, X_ROW = 0, 1, 2
 X_RULES = 0                  # R_SIZE: the rollout's rules
 X_POOL = 16                  # 144: seen flags, then the unseen pool
-X_SUM = X_POOL + 144         # MAX_LEGAL: total point change per legal action
-X_WINS = X_SUM + MAX_LEGAL   # MAX_LEGAL: rollouts won per legal action
-X_END = X_WINS + MAX_LEGAL
+X_WINS = X_POOL + 144        # MAX_LEGAL: rollouts won per legal action
+X_CAND = X_WINS + MAX_LEGAL  # MAX_LEGAL: 1 for the candidates
+X_END = X_CAND + MAX_LEGAL
 F_ROW = 3                    # rows[F_ROW] seen as float64:
 F_SUM = 0                    # MAX_LEGAL: sum over samples of (action's points - greedy action's)
 F_SQ = MAX_LEGAL             # MAX_LEGAL: sum of squares of those differences
-assert R_SIZE <= X_POOL and X_END <= SIZE and 2 * MAX_LEGAL <= SIZE // 2 and SIZE % 2 == 0
+I_CNT = 2 * MAX_LEGAL        # rows[F_ROW] seen as int64, from here: 36 counts (opponent model)
+I_PLACES = I_CNT + 36        # 144: row offsets of the hidden places outside hands (opponent model)
+assert 2 * (I_PLACES + 144) <= SIZE
+assert R_SIZE <= X_POOL and X_END <= SIZE and SIZE % 2 == 0
 
 GOLDEN = U64(0x9E3779B97F4A7C15)
 
@@ -190,6 +231,78 @@ def determinize(src, rules, p, dst, pool, rng):
 
 
 @kernel_jit
+def remove_card(st, p, card):
+    """Take card id ``card`` out of p's concealed hand (the inverse of ``core.add_card``)."""
+    k = card >> 2
+    st[HMASK + p * 36 + k] &= ~(1 << (card & 3))
+    st[HCNT + p * 36 + k] -= 1
+    st[KEYS + p * 4 + k // 9] -= POW5[k % 9]
+    st[NCOL + p * 4 + k // 9] -= 1
+    st[NHAND + p] -= 1
+
+
+@kernel_jit
+def improve_opponents(st, rules, p, rng, dt, work, iw):
+    """The ``OPP_GREEDY`` model, on a determinization ``st``: every other seat that
+    still plays makes one greedy step per card it has taken from its square beyond
+    its first 13 (変, draws, stand-ins): it takes the card of a random hidden place
+    outside the hands (others' hidden side cards, stand-ins, squares' rests) and
+    puts back there the card whose loss leaves its hand the lowest deficiency
+    (``greedy.deficiency``; ties: the card just taken, then the lowest kind). A
+    swap between hidden places: the hidden multiset stays, visible places are not
+    touched. ``iw``: int64 scratch (``I_*``); ``work``: the greedy work buffer."""
+    places = iw[I_PLACES:I_PLACES + 144]
+    cnt = iw[I_CNT:I_CNT + 36]
+    n = 0
+    for q in range(4):
+        if q != p and not rules[R_SIDE_PUBLIC]:
+            for i in range(st[NSIDE + q]):
+                places[n] = SIDE + q * 4 + i
+                n += 1
+        for i in range(st[NMELD + q]):
+            m = MELDS + (q * 4 + i) * MELD_W
+            if st[m + M_TYPE] != MT_ANKAN:
+                places[n] = m + M_STANDIN
+                n += 1
+        sq = SQUARES + st[HAND] * 144 + q * 36
+        for pos in range(st[SQPOS + q], 36):
+            places[n] = sq + pos
+            n += 1
+    if n == 0:
+        return
+    for q in range(4):
+        if q == p or st[RETIRED + q]:
+            continue
+        nm = st[NMELD + q]
+        for _ in range(st[SQPOS + q] - 13):
+            off = places[rand_below(rng, 0, n)]
+            c = st[off]
+            add_card(st, q, c)
+            for k in range(36):
+                cnt[k] = st[HCNT + q * 36 + k]
+            best = INF
+            bk = -1
+            for k in range(36):
+                if cnt[k] > 0:
+                    cnt[k] -= 1
+                    v = deficiency(cnt, nm, dt, work)
+                    cnt[k] += 1
+                    if v < best or (v == best and k == c >> 2):
+                        best = v
+                        bk = k
+            if bk == c >> 2:
+                out = c
+            else:
+                m = st[HMASK + q * 36 + bk]
+                b = 0
+                while not (m >> b) & 1:
+                    b += 1
+                out = bk * 4 + b
+            remove_card(st, q, out)
+            st[off] = out
+
+
+@kernel_jit
 def greedy_move(st, rules, rng, dt, obs, mask, work):
     """The greedy policy's action for the seat to act in st (as ``players.agent_action``)."""
     observe(st, rules, st[CUR], obs)
@@ -215,6 +328,26 @@ def is_win_action(a):
 
 
 @kernel_jit
+def mark_candidates(row, rules, dt, width, obs, mask, work, g, cand):
+    """cand[i] = 1 for the legal actions i the search compares with g (module
+    docstring, step 3); obs and mask must hold p's observation and mask."""
+    n = row[NLEGAL]
+    if width < 0 or row[PHASE] == PH_TAKE:
+        for i in range(n):
+            cand[i] = 1
+        return
+    option_values(obs, mask, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
+    best = INF
+    for i in range(n):
+        v = work[W_VAL + row[LEGAL + i]]
+        if v < best:
+            best = v
+    for i in range(n):
+        a = row[LEGAL + i]
+        cand[i] = 1 if (a == g or is_win_action(a) or work[W_VAL + a] <= best + width) else 0
+
+
+@kernel_jit
 def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
     """The search agent's action for the seat to act in ``row`` (module docstring)."""
     n = row[NLEGAL]
@@ -228,13 +361,23 @@ def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
     samples = int(params[P_SAMPLES]) if params[P_SAMPLES] > 0 else DEFAULT_SAMPLES
     budget = np.int64(params[P_BUDGET]) if params[P_BUDGET] != 0 else DEFAULT_BUDGET
     z = params[P_CONFIDENCE] if params[P_CONFIDENCE] > 0 else DEFAULT_CONFIDENCE
+    width = int(params[P_WIDTH]) - 1 if params[P_WIDTH] != 0 else DEFAULT_WIDTH
+    model = int(params[P_OPPONENTS]) if params[P_OPPONENTS] > 0 else DEFAULT_OPPONENTS
+    x = rows[X_ROW]
+    cand = x[X_CAND:X_CAND + MAX_LEGAL]
+    mark_candidates(row, rules, dt, width, obs, mask, work, g, cand)
+    ncand = 0
+    for i in range(n):
+        ncand += cand[i]
+    if ncand <= 1:
+        return g
     rng[0] = rng[0] + GOLDEN  # the one draw of this decision
     key = mix64(rng[0])
     cont = rng[0]
     base = rows[ROW_BASE]
     sim = rows[ROW_SIM]
-    x = rows[X_ROW]
     f = rows[F_ROW].view(np.float64)
+    iw = rows[F_ROW].view(np.int64)
     rr = x[X_RULES:X_RULES + R_SIZE]
     rr[:] = rules
     rr[R_HANDS] = h + 1
@@ -253,10 +396,14 @@ def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
     for s in range(samples):
         rng[0] = mix64(key ^ (U64(s + 1) * GOLDEN))
         determinize(row, rules, p, base, pool, rng)
+        if model == OPP_GREEDY:
+            improve_opponents(base, rules, p, rng, dt, work, iw)
         stream = rng[0]
         vg = 0
         for j in range(n):
             i = (gi + j) % n  # the greedy action first: the others are measured against it
+            if not cand[i]:
+                continue
             sim[:DECLOG] = base[:DECLOG]  # the rollout never reads the decision log
             rng[0] = stream
             spent += rollout(sim, rr, wt, rng, dt, obs, mask, work, row[LEGAL + i])
@@ -275,7 +422,7 @@ def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
     best_t = 0.0
     if rounds > 1:
         for i in range(n):
-            if i == gi:
+            if i == gi or not cand[i]:
                 continue
             m = f[F_SUM + i] / rounds
             var = (f[F_SQ + i] - rounds * m * m) / (rounds - 1)
