@@ -349,12 +349,15 @@ def training_batch(roll: Rollouts, cfg) -> dict:
 
 def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
     """``cfg.epochs`` passes of clipped-PPO minibatch steps over ``batch`` (from
-    :func:`training_batch`; order from ``rng.permutation``, advantages normalised per
-    minibatch, value loss and entropy bonus, gradient norm clipped). Returns the mean
-    entropy and value loss over the minibatches (None, None when there was no sample)."""
+    :func:`training_batch`; order from ``rng.permutation``, advantages normalised over
+    the batch, value loss and entropy bonus, gradient norm clipped; a minibatch whose
+    loss is not finite is skipped). Returns the mean entropy and value loss over the
+    minibatches (None, None when there was no sample)."""
     net.train()
     X, L, A, LP, ADV, RET = (batch[k] for k in ("X", "L", "A", "LP", "ADV", "RET"))
     N = len(A)
+    if N:
+        ADV = (ADV - ADV.mean()) / (ADV.std(correction=0) + 1e-8)
     ent_sum = vl_sum = 0.0
     nb = 0
     for _ in range(cfg.epochs if N else 0):
@@ -365,12 +368,13 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
             lsm = torch.log_softmax(logits, 1)
             lp = lsm.gather(1, A[idx, None]).squeeze(1)
             ad = ADV[idx]
-            ad = (ad - ad.mean()) / (ad.std() + 1e-8)
             ratio = torch.exp(lp - LP[idx])
             pg = -torch.min(ratio * ad, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * ad).mean()
             vl = ((v - RET[idx]) ** 2).mean()
             ent = -(lsm.exp() * lsm).sum(1).mean()
             loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
+            if not torch.isfinite(loss):
+                continue
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
