@@ -203,7 +203,7 @@ def test_no_peeking(rules):
         S.determinize(row, r, p, d1, pool, np.array([i], np.uint64))
         S.determinize(other, r, p, d2, pool, np.array([i], np.uint64))
         assert (d1 == d2).all()
-        opts = CHEAP if i % 2 else {"samples": 3, "budget": 2000, "width": None, "opponents": "greedy"}
+        opts = CHEAP if i % 2 else {"samples": 3, "budget": 2000, "width": None, "opponents": "uniform"}
         a1, s1, w1 = search(row, rules, i, opts)
         a2, s2, w2 = search(other, rules, i, opts)
         assert a1 == a2 and s1 == s2 and (w1 == w2).all()
@@ -326,7 +326,8 @@ def test_policy_actions_play_the_selfplay_games():
 
 def test_parameters_are_checked():
     assert set(AGENT_PARAMS["search"]) == {"samples", "budget", "search_wins", "confidence", "width", "opponents"}
-    assert agent_params("search", {"opponents": "greedy"})[S.P_OPPONENTS] == S.OPP_GREEDY
+    assert agent_params("search", {"opponents": "greedy"})[S.P_OPPONENTS] == S.OPP_GREEDY == S.DEFAULT_OPPONENTS
+    assert agent_params("search", {"opponents": "uniform"})[S.P_OPPONENTS] == S.OPP_UNIFORM
     v = agent_params("search", {"samples": 3, "budget": None, "search_wins": True, "confidence": 0.5,
                                 "width": None})
     assert v.shape == (NUM_PARAMS,) and v[S.P_SAMPLES] == 3 and v[S.P_BUDGET] < 0 and v[S.P_SEARCH_WINS] == 1

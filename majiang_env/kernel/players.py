@@ -37,8 +37,9 @@ NUM_PARAMS = 8      # length of an agent's parameter vector
 NUM_ROWS = 4        # scratch state rows of a workspace (for agents that simulate)
 
 # name -> {parameter: (index in the vector, default, lowest, highest)}, or for a
-# choice (index, default, choices, None), stored as the choice's position; None as
-# a value means "no cap" for budget and "every legal action" for width
+# choice (index, default, choices, None), stored as 1 + the choice's position (0
+# means the default); None as a value means "no cap" for budget and "every legal
+# action" for width
 AGENT_PARAMS = {
     "random": {},
     "greedy": {},
@@ -47,7 +48,7 @@ AGENT_PARAMS = {
                "search_wins": (P_SEARCH_WINS, False, False, True),
                "confidence": (P_CONFIDENCE, DEFAULT_CONFIDENCE, 0.0, 100.0),
                "width": (P_WIDTH, DEFAULT_WIDTH, 0, 35),
-               "opponents": (P_OPPONENTS, ("uniform", "greedy")[DEFAULT_OPPONENTS], ("uniform", "greedy"), None)},
+               "opponents": (P_OPPONENTS, ("", "uniform", "greedy")[DEFAULT_OPPONENTS], ("uniform", "greedy"), None)},
 }
 
 
@@ -81,7 +82,7 @@ def agent_params(name, options=None) -> np.ndarray:
         if isinstance(lo, tuple):
             if not isinstance(x, str) or x not in lo:
                 raise ValueError(f"{name} parameter {key!r} must be one of {lo}, got {x!r:.80}")
-            v[i] = lo.index(x)
+            v[i] = 1 + lo.index(x)
             continue
         if isinstance(lo, bool):
             if not isinstance(x, (bool, np.bool_)):

@@ -24,16 +24,18 @@ At a decision of seat p (``row[CUR]``) with more than one legal action:
    is the same whatever the true hidden cards are: permuting them leaves it
    unchanged for the same ``rng`` (``tests/test_search.py``).
 
-   A uniform deal gives the other seats random hands, much further from
-   winning than the hands greedy players hold after some turns, so rollouts
-   under-rate the opponents. ``P_OPPONENTS = OPP_GREEDY`` (optional) then
-   improves each other seat's sampled hand by greedy draw-and-discard steps
-   that swap cards with the other hidden places
-   (:func:`improve_opponents`): still a placement of exactly the unseen
-   cards into the same hidden places, computed from the determinization
-   alone, so everything above still holds.
-2. **Roll out.** On every determinization each legal action is played in a
-   copy, then every seat plays the greedy policy (``greedy.py``, from its own
+   **Opponent model.** A uniform deal gives the other seats random hands,
+   much further from winning than the hands greedy players hold after some
+   turns, so rollouts under-rate the opponents. With ``P_OPPONENTS =
+   OPP_GREEDY`` (the default) each other seat's sampled hand is then improved
+   by greedy draw-and-discard steps that swap cards with the other hidden
+   places (:func:`improve_opponents`): still a placement of exactly the
+   unseen cards into the same hidden places, computed from the
+   determinization alone, so everything above still holds.
+   ``OPP_UNIFORM`` keeps the uniform deal (plain determinization); it measured
+   about 3 points per hand worse (benchmarks/bench_search.py).
+2. **Roll out.** On every determinization each candidate action (step 3) is
+   played in a copy, then every seat plays the greedy policy (``greedy.py``, from its own
    observation of the copy) until the current hand closes. The copy's rules
    end the game with the current hand (``hands_per_game`` cut to it), so the
    rollout never deals a later hand from the real squares, and apply forced
@@ -45,8 +47,8 @@ At a decision of seat p (``row[CUR]``) with more than one legal action:
    sample s; i replaces g only when the lower confidence bound
    ``mean(d) - z * sd(d) / sqrt(samples)`` is above 0, and the candidate with
    the highest bound wins (ties: more rollouts won by p, then the lowest id).
-   Rollouts are noisy (p's point change over the rest of a hand has a
-   standard deviation of ~60 points against differences of a few points
+   Rollouts are noisy (p's point change over the rest of a hand varies by
+   tens of points between samples, against differences of a few points
    between sensible actions), so the plain best mean mostly follows noise and
    plays worse than greedy (benchmarks/bench_search.py); the bound makes the
    search leave the greedy action only on clear evidence.
@@ -77,8 +79,8 @@ then every hidden place overwritten before a rollout starts).
 ``P_WIDTH``        candidate width w (step 3); stored as w + 1, so 0 (the
                    zero vector) means ``DEFAULT_WIDTH``; < 0 stored: every
                    legal action
-``P_OPPONENTS``    ``OPP_UNIFORM`` (0, default) or ``OPP_GREEDY`` (1): the
-                   opponent model of step 1
+``P_OPPONENTS``    ``OPP_UNIFORM`` (1) or ``OPP_GREEDY`` (2): the opponent
+                   model of step 1; 0: ``DEFAULT_OPPONENTS`` (``OPP_GREEDY``)
 =================  ==============================================================
 
 The budget is counted in rollout decisions, not seconds: numba's nopython
@@ -102,8 +104,9 @@ the searching itself. Same seed, same decisions.
 **Scratch.** ``rows[0]`` holds the current determinization, ``rows[1]`` the
 rollout, ``rows[2]`` the search's own int32 buffers (``X_*``: the rollout
 rules, the pool, wins and candidate flags per legal action), ``rows[3]`` seen
-as float64 the paired sums (``F_*``); ``obs``, ``mask``, ``work`` serve the
-greedy policy. Nothing is allocated per decision.
+as float64 the paired sums (``F_*``) and as int64 the opponent model's buffers
+(``I_*``, after the sums); ``obs``, ``mask``, ``work`` serve the greedy
+policy. Nothing is allocated per decision.
 """
 import numpy as np
 
@@ -124,12 +127,12 @@ P_SEARCH_WINS = 2
 P_CONFIDENCE = 3
 P_WIDTH = 4
 P_OPPONENTS = 5
-OPP_UNIFORM, OPP_GREEDY = 0, 1
+OPP_UNIFORM, OPP_GREEDY = 1, 2
 DEFAULT_SAMPLES = 16
 DEFAULT_BUDGET = 8000
 DEFAULT_CONFIDENCE = 2.5
 DEFAULT_WIDTH = 0
-DEFAULT_OPPONENTS = OPP_UNIFORM
+DEFAULT_OPPONENTS = OPP_GREEDY
 
 # ---- scratch: rows[X_ROW] ------------------------------------------------------
 ROW_BASE, ROW_SIM, X_ROW = 0, 1, 2
