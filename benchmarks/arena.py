@@ -2,10 +2,12 @@
 
     python benchmarks/arena.py --agents greedy random random random --deals 1000
     python benchmarks/arena.py --agents mymodule:make_agent greedy greedy greedy --deals 4000 --json out.json
+    python benchmarks/arena.py --agents search:samples=32,budget=none greedy greedy greedy --deals 100
 
 ``--agents``: 4 agents, one per lineup position; each an in-kernel name
-(``random``, ``greedy``, any name in ``majiang_env.vector.AGENTS``, e.g.
-``search`` once it exists) or ``module:attr`` for a Python agent (a class or
+(``random``, ``greedy``, ``search``: ``majiang_env.vector.AGENTS``), optionally
+with parameters as ``name:key=value,...`` (``kernel.players.AGENT_PARAMS``;
+``none`` for no cap), or ``module:attr`` for a Python agent (a class or
 factory called as ``attr(seed)``, or ``attr(seed, rules=rules)`` when it takes
 ``rules``, or an agent object; e.g. ``majiang_env.policies:GreedyAgent``).
 The same name twice is one agent; ``--names`` renames them (4 names; equal names
@@ -48,7 +50,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", nargs=4, required=True, metavar="AGENT",
-                    help="4 agents: in-kernel names or module:factory")
+                    help="4 agents: in-kernel names (name:key=value,... for parameters) or module:factory")
     ap.add_argument("--names", nargs=4, default=None, metavar="NAME", help="display names (equal = one agent)")
     ap.add_argument("--deals", type=int, default=1000, help="deals (game seeds) to play (default 1000)")
     ap.add_argument("--seed", type=int, default=0, help="run seed: deal d is game_seed(seed, d) (default 0)")

@@ -37,28 +37,14 @@ from majiang_env.kernel import layout as L
 from majiang_env.kernel.players import (AGENT_GREEDY, AGENT_SEARCH, NUM_PARAMS, agent_action, agent_params,
                                         new_workspace)
 from majiang_env.threads import numba_threads
+from majiang_env.vector import parse_agent
 
 
 def parse_config(text: str) -> dict:
     """``samples=16,budget=8000,confidence=1,search_wins=0`` -> the search agent's options
-    (budget ``none``: no cap); ``default``: all defaults."""
-    opts = {}
-    for part in text.split(","):
-        if part in ("", "default"):
-            continue
-        key, _, value = part.partition("=")
-        if key in ("budget", "width") and value == "none":
-            opts[key] = None
-        elif key == "search_wins":
-            opts[key] = value not in ("0", "false", "False")
-        elif key == "opponents":
-            opts[key] = value
-        elif key == "confidence":
-            opts[key] = float(value)
-        else:
-            opts[key] = int(value)
-    agent_params("search", opts)  # validate
-    return opts
+    (``vector.parse_agent``; budget ``none``: no cap); ``default``: all defaults."""
+    spec = parse_agent("search" if text in ("", "default") else f"search:{text}")
+    return {} if isinstance(spec, str) else spec[1]
 
 
 def play_games(codes, params, first, n, seed, rules, threads):

@@ -14,7 +14,8 @@ twice is one agent):
 
 ==========================  ====================================================
 a name in ``vector.AGENTS``  in-kernel agent (``"random"``, ``"greedy"``, ...), run
-                             by ``VectorGame.policy_actions`` for its rows
+                             by ``VectorGame.policy_actions`` for its rows; or a
+                             pair ``("search", {"samples": 32})`` with parameters
 an object with ``act_batch`` batched: ``act_batch(obs int16 (n, 436), mask int8
                              (n, 156)) -> integer actions (n,)``; :class:`Batched`
                              turns a function ``f(obs, mask)`` into one
@@ -154,11 +155,12 @@ class _Agent:
 
 
 def _kind(spec, where: str) -> str:
-    if isinstance(spec, str):
-        if spec not in vector.AGENTS:
-            raise ValueError(f"{where}: {spec!r} is not an in-kernel agent; known names: {sorted(vector.AGENTS)} "
-                             "(a Python agent is passed as an object; arena.load_agent('module:factory') "
-                             "makes one from a name)")
+    if isinstance(spec, str) and spec not in vector.AGENTS:
+        raise ValueError(f"{where}: {spec!r} is not an in-kernel agent; known names: {sorted(vector.AGENTS)} "
+                         "(a Python agent is passed as an object; arena.load_agent('module:factory') "
+                         "makes one from a name)")
+    if isinstance(spec, (str, tuple)):
+        vector.agent_spec(spec, where)          # a name, or a pair (name, parameters dict)
         return KERNEL
     if callable(getattr(spec, "act_batch", None)):
         return BATCHED
@@ -172,6 +174,9 @@ def _kind(spec, where: str) -> str:
 def _default_name(spec) -> str:
     if isinstance(spec, str):
         return spec
+    if isinstance(spec, tuple):                 # ("search", {"samples": 32}) -> "search:samples=32"
+        opts = ",".join(f"{k}={'none' if v is None else v}" for k, v in spec[1].items())
+        return f"{spec[0]}:{opts}" if opts else spec[0]
     name = getattr(spec, "name", None)
     if isinstance(name, str) and name:
         return name
@@ -179,7 +184,7 @@ def _default_name(spec) -> str:
 
 
 def _same(a, b) -> bool:
-    return a is b or (isinstance(a, str) and isinstance(b, str) and a == b)
+    return a is b or (isinstance(a, (str, tuple)) and isinstance(b, (str, tuple)) and a == b)
 
 
 def _agents(agents, names):
@@ -229,17 +234,19 @@ def seatings(lineup, permutations: bool = False) -> list:
 
 
 def load_agent(spec: str, seed=None, rules=None):
-    """An agent spec from a command-line name: an in-kernel name stays a name;
+    """An agent spec from a command-line name: an in-kernel name stays a name, and
+    ``"search:samples=32,budget=none"`` is the in-kernel agent with those parameters
+    (``vector.parse_agent``);
     ``"module:attr"`` imports ``attr``: a class or function is a factory, called as
     ``attr(seed)`` (``attr(seed, rules=rules)`` when it takes ``rules``), any other
     object is the agent itself. E.g. ``"majiang_env.policies:GreedyAgent"``."""
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"an agent name must be a non-empty string, got {spec!r}")
-    if ":" not in spec:
-        if spec not in vector.AGENTS:
+    if ":" not in spec or spec.partition(":")[0] in vector.AGENTS:
+        if spec.partition(":")[0] not in vector.AGENTS:
             raise ValueError(f"unknown agent {spec!r}: in-kernel agents are {sorted(vector.AGENTS)}; "
                              "a Python agent is named module:factory")
-        return spec
+        return vector.parse_agent(spec)
     mod, _, attr = spec.partition(":")
     try:
         obj = importlib.import_module(mod)

@@ -1,11 +1,12 @@
-"""The baseline policies the environment itself knows by name: ``"random"`` and ``"greedy"``.
+"""The policies the environment itself knows by name: ``"random"``, ``"greedy"`` and ``"pretrained"``.
 
 Each is a callable ``policy(obs) -> action`` over the observation dict
 ``{"observation": int16[436], "action_mask": int8[156]}`` of the seat to act,
 returning a legal action id. They decide from that dict alone, so they cannot
 use hidden information. ``"greedy"`` is the compiled policy of
 ``kernel/greedy.py`` — the same function ``selfplay(agents=("greedy", ...))``
-runs inside the kernel.
+runs inside the kernel. ``"pretrained"`` is the shipped learned policy
+(``majiang_env.pretrained``, numpy only).
 
 ``SingleAgentEnv(opponents="greedy")``, ``python -m majiang_env`` and the play
 mode resolve names here; the top-level ``agents`` package builds on this module
@@ -103,7 +104,13 @@ class GreedyAgent:
         return int(a)
 
 
-POLICIES = {"random": RandomAgent, "greedy": GreedyAgent}
+def PretrainedAgent(seed=None, rules=None):
+    """The shipped learned policy (``majiang_env.pretrained.PretrainedAgent``; numpy only)."""
+    from .pretrained import PretrainedAgent as _Pretrained
+    return _Pretrained(seed, rules=rules)
+
+
+POLICIES = {"random": RandomAgent, "greedy": GreedyAgent, "pretrained": PretrainedAgent}
 
 
 def make_policy(spec, seed=None, rules=None):

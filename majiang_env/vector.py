@@ -28,7 +28,7 @@ from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES, NUM_PARAMS, TABLE_AGENTS, agent_params
+from .kernel.players import AGENT_CODES, AGENT_PARAMS, NUM_PARAMS, TABLE_AGENTS, agent_params
 from .observation import FEAT_SIZE, check_obs_type
 from .rules import NUM_ACTIONS, make_rules
 
@@ -291,6 +291,44 @@ def agent_spec(spec, where: str = "agent"):
         return AGENTS[name], agent_params(name, opts)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
+
+
+def parse_agent(text: str):
+    """An in-kernel agent from text: ``"greedy"`` -> ``"greedy"``;
+    ``"search:samples=32,budget=none"`` -> ``("search", {"samples": 32, "budget":
+    None})``. Values are read by the type of the parameter's default
+    (``kernel.players.AGENT_PARAMS``); ``none`` is None. ValueError (naming the
+    part) for anything :func:`agent_spec` would not accept."""
+    if not isinstance(text, str):
+        raise ValueError(f"an agent must be given as text, got {text!r:.80}")
+    name, _, rest = text.partition(":")
+    if name not in AGENTS:
+        raise ValueError(f"unknown in-kernel agent {name!r} in {text!r:.200}; known: {sorted(AGENTS)}")
+    if not rest:
+        return name
+    known = AGENT_PARAMS[name]
+    opts = {}
+    for part in rest.split(","):
+        key, eq, value = part.partition("=")
+        if not eq or key not in known:
+            raise ValueError(f"{text!r:.200}: {part!r} is not key=value with a parameter of {name!r} "
+                             f"({sorted(known) or 'none'})")
+        default, lo = known[key][1], known[key][2]
+        try:
+            if value == "none":
+                opts[key] = None
+            elif isinstance(lo, tuple):
+                opts[key] = value
+            elif isinstance(lo, bool):
+                opts[key] = {"1": True, "true": True, "0": False, "false": False}[value.lower()]
+            elif isinstance(default, float) or isinstance(lo, float):
+                opts[key] = float(value)
+            else:
+                opts[key] = int(value)
+        except (KeyError, ValueError):
+            raise ValueError(f"{text!r:.200}: cannot read {value!r} as the value of {key!r}") from None
+    agent_spec((name, opts), f"agent {text!r:.200}")   # checks the values
+    return name, opts
 
 
 def _progress_bar(total):

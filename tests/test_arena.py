@@ -99,6 +99,24 @@ def test_in_kernel_agents_play_the_selfplay_games():
                                 for seats in res.seatings)
 
 
+def test_in_kernel_agents_with_parameters_play_the_selfplay_games():
+    fast = ("search", {"samples": 2, "budget": 200})
+    res = arena.run([fast, "greedy", "greedy", "greedy"], 3, seed=5, baseline=False)
+    assert res.names == ["search:samples=2,budget=200", "greedy"]
+    for seats in res.seatings:   # each seating's games are selfplay's games with the same agents
+        agents = tuple(fast if a == 0 else "greedy" for a in seats)
+        s = selfplay(3, agents=agents, seed=5, num_envs=3)
+        k = res.seatings.index(seats)
+        assert res.points[:, k].sum(0).tolist() == [round(x * 3) for x in s["mean_points"]]
+    assert arena.load_agent("search:samples=2,budget=200") == fast
+    assert arena.load_agent("search") == "search"
+    for bad, word in (("search:samples=0", "samples"), ("search:nope=1", "nope"), ("search:samples=x", "'x'")):
+        with pytest.raises(ValueError, match=word):
+            arena.load_agent(bad)
+    with pytest.raises(ValueError, match="samples"):
+        arena.run([("search", {"samples": -1}), "greedy", "greedy", "greedy"], 1)
+
+
 def test_batch_size_and_calling_convention_do_not_change_the_games():
     det = DetGreedy()
     runs = [arena.run(["greedy", "random", "greedy", "random"], 4, seed=5, num_envs=n) for n in (1, 3, None)]
@@ -230,3 +248,20 @@ def test_command_line(tmp_path, capsys):
     assert json.loads(out.read_text())["agents"] == ["GreedyAgent", "greedy", "random"]
     with pytest.raises(SystemExit):
         main(["--agents", "greedy", "nobody", "random", "random", "--deals", "2"])
+
+
+def test_ladder_script(tmp_path, capsys):
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "ladder.py"
+    spec = importlib.util.spec_from_file_location("bench_ladder", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "l.json"
+    assert mod.main(["--deals", "2", "--no-search", "--add", "fast search=search:samples=2,budget=100",
+                     "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    rows = {r["agent"]: r for r in json.loads(out.read_text())["rows"]}
+    assert set(rows) == {"random", "greedy", "pretrained", "fast search"} and "| random | 2 |" in text
+    assert rows["greedy"]["points_per_hand"]["mean"] == 0          # zero-sum and symmetric
+    assert rows["random"]["points_per_hand"]["mean"] < 0
+    with pytest.raises(SystemExit):
+        mod.main(["--deals", "2", "--no-search", "--add", "bad"])

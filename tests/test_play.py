@@ -126,6 +126,13 @@ def test_play_a_whole_hand_shows_only_the_human_seat_and_explains_wins():
     assert not re.search(r"(East|South|North): exchange ", out)
 
 
+def test_play_and_watch_against_the_shipped_policy(capsys):
+    rc, out = play_script(["1"] * 400, seed=3, seat=0, opponents="pretrained")
+    assert rc == 0 and "game over. final scores: East " in out and "Traceback" not in out
+    assert main(["--seed", "1", "--hands", "1", "--agents", "pretrained", "greedy", "greedy", "pretrained"]) == 0
+    assert "East pretrained, South greedy, West greedy, North pretrained" in capsys.readouterr().out
+
+
 def test_play_in_japanese():
     rc, out = play_script(["1", "q"], lang="ja")
     assert rc == 0 and "南 (seat 1, 赤, you)" in out and "変青2" in out
