@@ -2,6 +2,14 @@
 AEC loop, ``VectorGame`` and ``selfplay`` decisions/s, idle and with busy background processes.
 
     python benchmarks/bench_fastpath.py [--seconds 3] [--rounds 3] [--busy 0 1 2] [--sizes 1024]
+    OMP_WAIT_POLICY=ACTIVE python benchmarks/bench_fastpath.py --busy 0 1 --only vector selfplay seat/greedy
+    python benchmarks/bench_fastpath.py --busy 0 1 --chunksize 16 --only vector
+
+The levers for busy machines are set from outside: ``OMP_WAIT_POLICY``
+(``majiang_env`` sets ``PASSIVE`` unless it is set), ``NUMBA_THREADING_LAYER``
+(``omp`` / ``workqueue``), ``--chunksize`` (``numba.set_parallel_chunksize``:
+iterations per chunk handed to a thread; 0 = numba's static split), and
+``--only`` keeps the rows whose names start with the given prefixes.
 
 Every row is the best of ``--rounds`` interleaved rounds of ``--seconds`` each
 (the machine may be shared: read the ratios and the load average printed with
@@ -142,9 +150,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--busy", type=int, nargs="+", default=[0], help="background busy processes per table")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024])
+    ap.add_argument("--only", nargs="+", default=None, metavar="PREFIX", help="rows whose names start so")
+    ap.add_argument("--chunksize", type=int, default=0, help="numba.set_parallel_chunksize (0: static split)")
     args = ap.parse_args()
+    numba.set_parallel_chunksize(args.chunksize)
     for B in args.sizes:
-        table = rows(B)
+        table = [r for r in rows(B) if args.only is None or r[0].startswith(tuple(args.only))]
         measure(table, 0.2, 1)   # compile / load every kernel first
         results = {}
         for nb in args.busy:
@@ -158,7 +169,8 @@ def main():
                     p.kill()
                     p.wait()
             print(f"\nB={B}, {nb} busy process(es), {os.cpu_count()} CPUs, numba threads "
-                  f"{numba.get_num_threads()} ({numba.threading_layer()}), load average {load:.2f}, "
+                  f"{numba.get_num_threads()} ({numba.threading_layer()}, OMP_WAIT_POLICY "
+                  f"{os.environ.get('OMP_WAIT_POLICY')}, chunksize {args.chunksize}), load average {load:.2f}, "
                   f"best of {args.rounds} x {args.seconds:g} s")
             print(f"{'row':<34} {'unit':<16} {'rate':>12}")
             for name, unit, _ in table:

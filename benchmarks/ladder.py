@@ -70,6 +70,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--add", action="append", default=[], metavar="NAME=SPEC", help="another row")
     ap.add_argument("--no-search", action="store_true", help="leave the search rows out")
+    ap.add_argument("--only", nargs="+", default=None, metavar="NAME", help="play only these rows (by name)")
     ap.add_argument("--threads", type=int, default=1, help="numba threads of the batches (default 1)")
     ap.add_argument("--json", default=None, metavar="PATH")
     args = ap.parse_args(argv)
@@ -82,6 +83,11 @@ def main(argv=None):
         if not eq or not name or not spec:
             ap.error(f"--add takes NAME=SPEC, got {extra!r}")
         rows.append((name, spec, args.search_deals if spec.startswith("search") else args.deals))
+    if args.only is not None:
+        unknown = set(args.only) - {r[0] for r in rows}
+        if unknown:
+            ap.error(f"--only: no row named {sorted(unknown)}; rows: {[r[0] for r in rows]}")
+        rows = [r for r in rows if r[0] in args.only]
     out = []
     for name, spec, deals in rows:
         t = time.perf_counter()

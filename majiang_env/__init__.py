@@ -27,3 +27,5 @@ __all__.append("selfplay")
 from .env import env, raw_env, parallel_env  # noqa: E402
 from . import majiang_v1  # noqa: E402
 __all__ += ["env", "raw_env", "parallel_env", "majiang_v1"]
+# registers "majiang_env/SingleAgent-v1" for gymnasium.make / make_vec
+from . import wrappers  # noqa: E402, F401

@@ -201,3 +201,14 @@ def test_doc_examples_run(name):
     result = doctest.testfile(str(DOCS / name), module_relative=False, verbose=False, report=True,
                               optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_readme_test_command_is_what_ci_runs():
+    """The README's set-up line installs the extras .ci/run installs and runs the same pytest command."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    readme = (ROOT / "README.md").read_text()
+    extras = re.search(r'pip install -q -e "\.\[([\w,]+)\]"', ci).group(1)
+    test = re.search(r"^(python -m pytest[^\n]*)$", ci, re.M).group(1)
+    torch = re.search(r"pip install -q (torch==[\d.]+)", ci).group(1)
+    line = next(x for x in readme.splitlines() if "pytest" in x and "pip install" in x)
+    assert f'pip install -e ".[{extras}]"' in line and line.rstrip().endswith(test) and torch in line, line

@@ -35,6 +35,17 @@ def test_check_env():
     check_env(SingleAgentEnv(opponents="random", seat="random", hands_per_game=1), skip_render_check=True)
 
 
+def test_registered_by_import_majiang_env():
+    """``import majiang_env`` is enough for gymnasium.make / make_vec (a fresh process)."""
+    import subprocess
+    import sys
+    code = ("import gymnasium, majiang_env; e = gymnasium.make('majiang_env/SingleAgent-v1'); "
+            "v = gymnasium.make_vec('majiang_env/SingleAgent-v1', num_envs=2, "
+            "vectorization_mode='vector_entry_point'); print(type(e.unwrapped).__name__, type(v).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["SingleAgentEnv", "SeatVectorEnv"], out.stderr[-2000:]
+
+
 def test_gym_make_and_render():
     env = gym.make(ENV_ID, render_mode="rgb_array", seat=2)
     check_env(env.unwrapped)
