@@ -307,12 +307,12 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
     bonus = cfg.win_bonus if cfg.opponents == "self" else 0.0
     wins = hands = 0
     for _ in range(cfg.rollout):
-        x, legal = torch.from_numpy(src.obs), torch.from_numpy(src.mask > 0)
+        buf["obs"][ar, n] = src.obs          # the env's arrays are read-only: torch reads the buffer's copy
+        x, legal = torch.from_numpy(buf["obs"][ar, n]), torch.from_numpy(src.mask > 0)
         with torch.no_grad():
             logits, v = net(x, legal)
         a = src.sample(logits.numpy())
         logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
-        buf["obs"][ar, n] = src.obs
         buf["mask"][ar, n] = legal.numpy()
         buf["act"][ar, n] = a
         buf["logp"][ar, n] = logp.numpy()

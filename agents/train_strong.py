@@ -76,9 +76,11 @@ def _plot(curve, final, path):
     ax.axhline(0, color="grey", lw=1, label="GreedyAgent (0 by symmetry)")
     ax.fill_between(t, lo, hi, alpha=0.25, label="95% CI over deals")
     ax.plot(t, m, marker="o", label="policy vs 3 greedy (arena)")
-    if final:
-        ax.errorbar([t[-1]], [final["points"]], yerr=[[final["points"] - final["low"]], [final["high"] - final["points"]]],
-                    fmt="s", color="black", capsize=4, label=f"final: {final['deals']} fresh deals")
+    if final:   # drawn at the time of the checkpoint it evaluates
+        at = next((c["train_minutes"] for c in curve if c["label"] == final["checkpoint"]), t[-1])
+        ax.errorbar([at], [final["points"]], yerr=[[final["points"] - final["low"]], [final["high"] - final["points"]]],
+                    fmt="s", color="black", capsize=4,
+                    label=f"chosen checkpoint ({final['checkpoint']}) on {final['deals']:,} fresh deals")
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("points per hand")
     ax.set_title("Learned policy against three GreedyAgents")
@@ -140,7 +142,7 @@ def main(argv=None):
 
     curve_point("cloned")
     k = 0
-    while elapsed() < budget:
+    while budget - elapsed() > 60:   # a stretch shorter than a minute would be mostly its curve point
         k += 1
         stretch = min(args.eval_every * 60, budget - elapsed())
         trainer.run(seconds=max(stretch - 30, 10), log=None)   # leave time for the curve point

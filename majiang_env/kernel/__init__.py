@@ -58,19 +58,21 @@ def _invalidate_stale_cache():
 _invalidate_stale_cache()
 
 # ---- first-run compile notice ------------------------------------------------
-# Measured on a 2-core machine with a cold cache (fresh process each):
-# Game(seed=0).step(...) 12-19 s; then selfplay(10) 28-30 s; selfplay(10) with
-# nothing cached 41-52 s; a first VectorGame reset + step see README/performance.
+# Measured on a 2-core Intel Xeon VM with a cold cache (fresh process each, load
+# about 1): import + Game(seed=0).step(...) 9.7-9.8 s; then selfplay(10) 36 s
+# more; SeatVectorEnv(256, opponents="greedy", obs_type="features") reset + first
+# step 77 s in all (the game kernel's 10 s included), then VectorGame(features)
+# + policy_actions 26 s more (docs/performance.md, "Cold start").
 COMPILE_MESSAGES = {
-    "kernel": "majiang_env: compiling the kernel once, about 15 s "
+    "kernel": "majiang_env: compiling the kernel once, about 10 s "
               "(numba; later runs load it from the cache) ...",
     "selfplay": "majiang_env: compiling the self-play kernel once, about {s} s "
                 "(numba; later runs load it from the cache) ...",
-    "vector": "majiang_env: compiling the batched kernel (VectorGame) once, about {s} s "
-              "(numba; later runs load it from the cache) ...",
+    "vector": "majiang_env: compiling the batched kernels once, up to about {s} s "
+              "(numba; later runs load them from the cache) ...",
 }
 # seconds for the batched parts when the game kernel is cached / not yet
-_BATCH_SECONDS = {"selfplay": (30, 45), "vector": (20, 35)}
+_BATCH_SECONDS = {"selfplay": (35, 45), "vector": (65, 75)}
 _announced = set()
 
 
