@@ -139,7 +139,8 @@ class PPOAgent:
         """float32 (B, N_FEATURES) of compact observations (B, 436) (or features as they are)."""
         obs = np.asarray(obs)
         if obs.dtype.kind == "f":
-            return np.ascontiguousarray(obs, np.float32)
+            x = np.ascontiguousarray(obs, np.float32)
+            return x if x.flags.writeable else x.copy()   # an env's read-only view: torch wants its own
         return self.encode.batch(obs, mask)
 
     @torch.no_grad()

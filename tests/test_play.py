@@ -189,14 +189,18 @@ def test_play_subprocess_with_bad_input_and_eof():
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process")
 def test_play_subprocess_ctrl_c():
+    # a pytest-xdist worker may ignore SIGINT, and a child inherits that: give the child the default
+    # disposition, so that Python installs its KeyboardInterrupt handler as it does in a terminal
     proc = subprocess.Popen([sys.executable, "-m", "majiang_env", "play", "--seed", "5"], cwd=ROOT, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for line in proc.stdout:   # wait until it shows the moves (then it waits for input)
             if line.startswith("your moves:"):
                 break
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        proc.wait(timeout=60)      # stdin stays open: the interrupt, not an end of input, ends it
+        out, err = proc.stdout.read(), proc.stderr.read()
     finally:
         proc.kill()
     assert proc.returncode == INTERRUPTED
