@@ -31,6 +31,11 @@ POW5 = np.array([5 ** j for j in range(9)], np.int32)
 U64 = np.uint64
 
 kernel_jit = njit(cache=True)
+# The small rule functions a decision runs through are inlined into their callers
+# at numba's IR level: splitting legal_shapes / apply into one function per rule
+# had made selfplay about 30% slower as separate calls (docs/performance.md,
+# "Before and after"); inlining gave back part of it.
+rule_jit = njit(cache=True, inline="always")
 
 
 # ---- random numbers (splitmix64) ------------------------------------------
@@ -71,7 +76,7 @@ def deal_squares(st, seed):
 
 
 # ---- cards in hands --------------------------------------------------------
-@kernel_jit
+@rule_jit
 def add_card(st, p, card):
     k = card >> 2
     st[HMASK + p * 36 + k] |= 1 << (card & 3)
@@ -81,7 +86,7 @@ def add_card(st, p, card):
     st[NHAND + p] += 1
 
 
-@kernel_jit
+@rule_jit
 def remove_lowest(st, p, k):
     m = st[HMASK + p * 36 + k]
     c = 0
@@ -95,7 +100,7 @@ def remove_lowest(st, p, k):
     return k * 4 + c
 
 
-@kernel_jit
+@rule_jit
 def take_from_square(st, p):
     h = st[HAND]
     pos = st[SQPOS + p]
@@ -104,7 +109,7 @@ def take_from_square(st, p):
 
 
 # ---- hand set-up (the resets are generated from the lifetimes in layout.py) ------
-@kernel_jit
+@rule_jit
 def reset_fields(st, table):
     """Set every field of ``table`` (rows of offset, length, value) to its initial value."""
     for f in range(table.shape[0]):
@@ -135,7 +140,7 @@ def new_game(st, rules):
 
 
 # ---- claimable discards and win checks --------------------------------------
-@kernel_jit
+@rule_jit
 def claimable(st, p, q):
     """Kind of q's discard that p may use now, or -1 (docs/rules.md §5)."""
     n = st[NRIVER + q]
@@ -427,7 +432,7 @@ def discard_options_exist(st, p, banned):
     return False
 
 
-@kernel_jit
+@rule_jit
 def pick_ok(st, rules, p, k, k1, k2):
     """kuikae=False: picking up kind k with hand kinds k1, k2 must leave a discard option."""
     if rules[R_KUIKAE]:
@@ -440,7 +445,7 @@ def pick_ok(st, rules, p, k, k1, k2):
     return ok
 
 
-@kernel_jit
+@rule_jit
 def legal_exchange(st, p, n):
     """変 (docs/rules.md §3): set aside any kind held; list from LEGAL + n, return the new n."""
     hc = HCNT + p * 36
@@ -451,7 +456,7 @@ def legal_exchange(st, p, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_pungs(st, rules, p, kinds, n):
     """刻 (docs/rules.md §4.1, §5): a claimable discard of kind k with two more k in hand."""
     hc = HCNT + p * 36
@@ -463,7 +468,7 @@ def legal_pungs(st, rules, p, kinds, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_chows(st, rules, p, k, n):
     """順 (docs/rules.md §4.1, §5): the chow-source seat's claimable discard of kind k (or -1)
     completes a run of one colour as its low, middle or high card."""
@@ -483,7 +488,7 @@ def legal_chows(st, rules, p, k, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_rons(st, rules, wt, p, kinds, n):
     """栄 (docs/rules.md §7): a claimable discard that completes the winning shape
     (not a kind of the own river under furiten)."""
@@ -495,7 +500,7 @@ def legal_rons(st, rules, wt, p, kinds, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_take(st, rules, wt, p):
     """Take phase (docs/rules.md §4-§6): 引, then 刻 / 順 (not in the last lap), then 栄."""
     st[LEGAL] = A_DRAW
@@ -508,19 +513,22 @@ def legal_take(st, rules, wt, p):
     return legal_rons(st, rules, wt, p, kinds, n)
 
 
-@kernel_jit
+@rule_jit
 def legal_discards(st, rules, p, n):
     """打 (docs/rules.md §4.2): any kind held, except the kind just picked up when kuikae is off."""
     hc = HCNT + p * 36
     banned = st[PICK_KIND] if (st[TOOK] == TOOK_PICKUP and not rules[R_KUIKAE]) else -1
+    quad = False
     for k in range(36):
-        ok = st[hc + k] > 0 and k != banned
+        c = st[hc + k]
+        ok = c > 0 and k != banned
         st[LEGAL + n] = A_DISCARD + k
         n += ok
-    return n
+        quad |= c == 4
+    return n, quad
 
 
-@kernel_jit
+@rule_jit
 def legal_ankans(st, p, n):
     """暗 (docs/rules.md §4.2): four of a kind in the concealed hand."""
     hc = HCNT + p * 36
@@ -531,7 +539,7 @@ def legal_ankans(st, p, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_minkans(st, p, n):
     """明 (docs/rules.md §4.2): the fourth card of one of the own 刻 melds in hand."""
     hc = HCNT + p * 36
@@ -551,15 +559,16 @@ def legal_minkans(st, p, n):
     return n
 
 
-@kernel_jit
+@rule_jit
 def legal_discard_phase(st, rules, wt, p):
     """Discard phase: 打, 暗, 明 (not in the last lap), 模 after a draw that wins,
     and pass in the last lap (docs/rules.md §4.2, §6)."""
     n = 0
     last_lap = st[SLOT] >= LAST_LAP_SLOT
     if not last_lap:
-        n = legal_discards(st, rules, p, n)
-        n = legal_ankans(st, p, n)
+        n, quad = legal_discards(st, rules, p, n)
+        if quad:
+            n = legal_ankans(st, p, n)
         n = legal_minkans(st, p, n)
     if st[TOOK] == TOOK_DRAW and is_win(st, wt, p, -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2):
         st[LEGAL + n] = A_TSUMO
@@ -592,7 +601,7 @@ def legal_shapes(st, rules, wt):
 
 
 # ---- applying actions --------------------------------------------------------
-@kernel_jit
+@rule_jit
 def to_river(st, p, card, kan):
     n = st[NRIVER + p]
     st[RIVER + p * RIVER_LEN + n] = card
@@ -602,7 +611,7 @@ def to_river(st, p, card, kan):
     st[RKIND + p * 36 + (card >> 2)] += 1
 
 
-@kernel_jit
+@rule_jit
 def add_meld(st, p, t, k, c0, c1, c2, claimed, kan):
     m = MELDS + (p * 4 + st[NMELD + p]) * MELD_W
     st[m + M_TYPE] = t
@@ -628,7 +637,7 @@ def end_hand(st, rules):
     start_hand(st, rules, h)
 
 
-@kernel_jit
+@rule_jit
 def end_turn(st, rules):
     """The drawn card joins the hand; the next seat that has not won takes its
     turn, or the hand closes (docs/rules.md §6, §8: slots run out, or enough wins)."""
@@ -648,7 +657,7 @@ def end_turn(st, rules):
     st[PHASE] = PH_TAKE
 
 
-@kernel_jit
+@rule_jit
 def log_decision(st, p, action):
     h = st[HAND]
     nd = st[HNDEC + h]
@@ -659,7 +668,7 @@ def log_decision(st, p, action):
     st[HNDEC + h] = nd + 1
 
 
-@kernel_jit
+@rule_jit
 def apply_exchange(st, p, k):
     """変: set aside one card of kind k; after 4 each, the next seat; after 16, the take phase."""
     c = remove_lowest(st, p, k)
@@ -674,7 +683,7 @@ def apply_exchange(st, p, k):
         st[CUR] = (p + 1) % 4
 
 
-@kernel_jit
+@rule_jit
 def apply_draw(st, rules, p):
     """引: take the next card of the own square as the drawn card."""
     c = take_from_square(st, p)
@@ -685,7 +694,7 @@ def apply_draw(st, rules, p):
     st[PHASE] = PH_DISCARD
 
 
-@kernel_jit
+@rule_jit
 def claimed_seat(rules, p, action):
     """The seat whose claimable discard a 刻 / 順 / 栄 action takes."""
     if action < A_CHOW:
@@ -695,7 +704,7 @@ def claimed_seat(rules, p, action):
     return (p + action - A_RON + 1) % 4
 
 
-@kernel_jit
+@rule_jit
 def apply_pickup(st, p, action, ri):
     """刻 / 順: show the claimed discard (river entry ri) with two hand cards and a
     stand-in from the own square (docs/rules.md §4.1)."""
@@ -716,7 +725,7 @@ def apply_pickup(st, p, action, ri):
     st[PHASE] = PH_DISCARD
 
 
-@kernel_jit
+@rule_jit
 def set_win_pending(st, p, frm, card, extra):
     st[WIN_PENDING] = p
     st[WIN_PENDING + 1] = frm
@@ -724,7 +733,7 @@ def set_win_pending(st, p, frm, card, extra):
     st[WIN_PENDING + 3] = extra
 
 
-@kernel_jit
+@rule_jit
 def apply_ron(st, p, q, ri):
     """栄 on seat q's discard (river entry ri): marked, left pending for scoring."""
     card = st[RIVER + ri]
@@ -732,19 +741,19 @@ def apply_ron(st, p, q, ri):
     set_win_pending(st, p, q, card, card >> 2)
 
 
-@kernel_jit
+@rule_jit
 def apply_tsumo(st, rules, p):
     """模 on the drawn card: left pending for scoring."""
     set_win_pending(st, p, -1, st[DRAWN], -1 if rules[R_DISCARD_DRAWN] else st[DRAWN] >> 2)
 
 
-@kernel_jit
+@rule_jit
 def apply_discard(st, p, k):
     """打: the lowest copy of kind k goes to the own river."""
     to_river(st, p, remove_lowest(st, p, k), False)
 
 
-@kernel_jit
+@rule_jit
 def apply_ankan(st, p, k):
     """暗: the four k become a meld with three shown cards; the fourth is the kan
     card, placed in the own river (docs/rules.md §4.2)."""
@@ -756,7 +765,7 @@ def apply_ankan(st, p, k):
     to_river(st, p, c0, True)
 
 
-@kernel_jit
+@rule_jit
 def apply_minkan(st, p, k):
     """明: the own 刻 of kind k becomes a kan; the card from hand is the kan card,
     placed in the own river (docs/rules.md §4.2)."""

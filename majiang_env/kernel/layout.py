@@ -137,7 +137,15 @@ assert SC_END <= SCRATCH + 144
 
 def _ranges(lives):
     """(offset, length, initial value) of every field with a lifetime in ``lives``."""
-    rows = [(off, int(np.prod(shape)), init) for _, off, shape, life, init in _fields if life in lives]
+    rows = []
+    for _, off, shape, life, init in sorted(_fields, key=lambda f: f[1]):
+        if life not in lives:
+            continue
+        n = int(np.prod(shape))
+        if rows and rows[-1][0] + rows[-1][1] == off and rows[-1][2] == init:
+            rows[-1][1] += n          # adjacent fields with the same value: one run
+        else:
+            rows.append([off, n, init])
     return np.array(rows, np.int32).reshape(-1, 3)
 
 
