@@ -128,7 +128,7 @@ def test_save_load_round_trip(tmp_path):
     assert back.hidden == 48
     vg = VectorGame(16, seed=2, obs_type="features")
     obs, mask, _ = vg.reset()
-    x, legal = torch.from_numpy(obs), torch.from_numpy(mask > 0)
+    x, legal = torch.from_numpy(obs.copy()), torch.from_numpy(mask > 0)   # obs is a read-only view
     with torch.no_grad():
         for a, b in zip(net(x, legal), back(x, legal)):
             assert torch.equal(a, b)
