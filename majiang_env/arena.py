@@ -242,12 +242,12 @@ def load_agent(spec: str, seed=None, rules=None):
     object is the agent itself. E.g. ``"majiang_env.policies:GreedyAgent"``."""
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"an agent name must be a non-empty string, got {spec!r}")
-    if ":" not in spec or spec.partition(":")[0] in vector.AGENTS:
-        if spec.partition(":")[0] not in vector.AGENTS:
-            raise ValueError(f"unknown agent {spec!r}: in-kernel agents are {sorted(vector.AGENTS)}; "
-                             "a Python agent is named module:factory")
+    mod, colon, attr = spec.partition(":")
+    if mod in vector.AGENTS:
         return vector.parse_agent(spec)
-    mod, _, attr = spec.partition(":")
+    if not colon:
+        raise ValueError(f"unknown agent {spec!r}: in-kernel agents are {sorted(vector.AGENTS)}; "
+                         "a Python agent is named module:factory")
     try:
         obj = importlib.import_module(mod)
     except ImportError as e:

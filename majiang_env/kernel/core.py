@@ -814,9 +814,9 @@ def apply(st, rules, action):
 
 
 # ---- one decision: the entry points of the Python faces and batch loops --------
-# These few lines are inlined into each caller (numba IR level), so a decision
-# calls only ``apply`` and ``legal_shapes``, which use no reference counting;
-# the rare win scoring and require_yaku search are called only when needed.
+# A decision runs ``apply`` and ``legal_shapes`` (with their rule functions
+# inlined, ``rule_jit``), which use no reference counting; the rare win scoring
+# and require_yaku search are called only when needed.
 @kernel_jit
 def legal(st, rules, wt):
     """Legal actions of the player to act, as the list st[LEGAL:]; returns the count."""
