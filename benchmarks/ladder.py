@@ -10,7 +10,8 @@ Points are zero-sum, so this equals the agent's gain over what a GreedyAgent
 makes in the same seats of the same deals (the duplicate comparison), and
 greedy itself scores exactly 0. 95% intervals are Student t over deals. Search
 rows are slow (milliseconds per decision): the default search plays
-``--search-deals`` deals, the wider one half as many. ``--add NAME=SPEC`` adds a row: SPEC is an
+``--search-deals`` deals, the wider one half as many. ``--add NAME=SPEC`` adds a row
+of ``--deals`` deals (names must be new, and not ``greedy``): SPEC is an
 ``.npz`` policy (``majiang_env.pretrained`` format, e.g. exported by
 ``agents.ppo.export_numpy``), an in-kernel agent (``search:samples=64``) or
 ``module:factory``.
@@ -37,9 +38,9 @@ def _agent(spec, seed):
     return arena.load_agent(spec, seed=seed)
 
 
-def row(name, spec, deals, seed, threads):
-    """One ladder row: the arena figures of ``spec`` against three greedy seats."""
-    res = arena.run([_agent(spec, seed), "greedy", "greedy", "greedy"], deals, seed=seed,
+def row(name, agent, spec, deals, seed, threads):
+    """One ladder row: the arena figures of ``agent`` (made from ``spec``) against three greedy seats."""
+    res = arena.run([agent, "greedy", "greedy", "greedy"], deals, seed=seed,
                     names=[name, "greedy", "greedy", "greedy"] if name != "greedy" else None,
                     baseline=False, num_threads=threads, progress=False)
     f = next(f for f in res.figures() if f["agent"] == name)
@@ -69,7 +70,7 @@ def main(argv=None):
     ap.add_argument("--search-deals", type=int, default=100, help="deals of the default search row (default 100)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--add", action="append", default=[], metavar="NAME=SPEC", help="another row")
-    ap.add_argument("--no-search", action="store_true", help="leave the search rows out")
+    ap.add_argument("--no-search", action="store_true", help="leave the two built-in search rows out")
     ap.add_argument("--only", nargs="+", default=None, metavar="NAME", help="play only these rows (by name)")
     ap.add_argument("--threads", type=int, default=1, help="numba threads of the batches (default 1)")
     ap.add_argument("--json", default=None, metavar="PATH")
@@ -82,17 +83,24 @@ def main(argv=None):
         name, eq, spec = extra.partition("=")
         if not eq or not name or not spec:
             ap.error(f"--add takes NAME=SPEC, got {extra!r}")
-        rows.append((name, spec, args.search_deals if spec.startswith("search") else args.deals))
+        rows.append((name, spec, args.deals))
+    names = [r[0] for r in rows]
+    if len(set(names)) < len(names) or any(r[0] == "greedy" and r[1] != "greedy" for r in rows):
+        ap.error(f"row names must differ from each other and from the opponents' name 'greedy': {names}")
     if args.only is not None:
         unknown = set(args.only) - {r[0] for r in rows}
         if unknown:
             ap.error(f"--only: no row named {sorted(unknown)}; rows: {[r[0] for r in rows]}")
         rows = [r for r in rows if r[0] in args.only]
+    try:   # every agent is made (and checked) before any row plays
+        rows = [(name, _agent(spec, args.seed), spec, deals) for name, spec, deals in rows]
+    except (ValueError, FileNotFoundError) as e:
+        ap.error(str(e))
     out = []
-    for name, spec, deals in rows:
+    for name, agent, spec, deals in rows:
         t = time.perf_counter()
         try:
-            out.append(row(name, spec, deals, args.seed, args.threads))
+            out.append(row(name, agent, spec, deals, args.seed, args.threads))
         except (ValueError, FileNotFoundError) as e:
             ap.error(f"{name}: {e}")
         print(f"{name}: {deals} deals in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)

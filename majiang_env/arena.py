@@ -184,7 +184,12 @@ def _default_name(spec) -> str:
 
 
 def _same(a, b) -> bool:
-    return a is b or (isinstance(a, (str, tuple)) and isinstance(b, (str, tuple)) and a == b)
+    if a is b:
+        return True
+    if isinstance(a, (str, tuple)) and isinstance(b, (str, tuple)):   # in-kernel: same code, same parameters
+        (ca, va), (cb, vb) = vector.agent_spec(a), vector.agent_spec(b)
+        return ca == cb and np.array_equal(va, vb)
+    return False
 
 
 def _agents(agents, names):
@@ -250,7 +255,7 @@ def load_agent(spec: str, seed=None, rules=None):
                          "a Python agent is named module:factory")
     try:
         obj = importlib.import_module(mod)
-    except ImportError as e:
+    except (ImportError, TypeError, ValueError) as e:   # also relative ("..") and empty module names
         raise ValueError(f"agent {spec!r}: cannot import module {mod!r} ({e})") from None
     for part in attr.split("."):
         if not hasattr(obj, part):

@@ -265,3 +265,23 @@ def test_ladder_script(tmp_path, capsys):
     assert rows["random"]["points_per_hand"]["mean"] < 0
     with pytest.raises(SystemExit):
         mod.main(["--deals", "2", "--no-search", "--add", "bad"])
+
+
+def test_adversarial_specs_found_by_a_tester(tmp_path):
+    # the same in-kernel agent written two ways is one agent
+    res = arena.run(["greedy", ("greedy", {}), ("greedy", {}), ("greedy", {})], 1,
+                    rules={"hands_per_game": 1}, baseline=False)
+    assert res.names == ["greedy"] and len(res.seatings) == 1
+    # relative or empty module names are named in a ValueError
+    for bad in ("..:x", ":GreedyAgent"):
+        with pytest.raises(ValueError, match="cannot import module"):
+            arena.load_agent(bad)
+    # the ladder: a row named like another row or like the opponents, or a bad spec, stops before any play
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "ladder.py"
+    spec = importlib.util.spec_from_file_location("bench_ladder2", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for args in (["--add", "greedy=random"], ["--add", "x=greedy", "--add", "x=random"],
+                 ["--add", "x=search:samples=0"], ["--add", "x=..:x"]):
+        with pytest.raises(SystemExit):
+            mod.main(["--deals", "100000", "--no-search"] + args)
