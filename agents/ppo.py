@@ -13,7 +13,7 @@ How it trains
   (``majiang_env.observation``; it carries the per-action deficiency block the
   greedy policy decides by), computed inside the compiled step. Actions are
   sampled **in the kernel** from the network's logits (``sample_actions``:
-  Gumbel-max over the legal actions on each game's own stream), so Python
+  the softmax over the legal actions, on each game's own stream), so Python
   pays neither for masking nor for sampling.
 * ``opponents="self"`` (default): ``VectorGame(num_envs, obs_type="features")``,
   all four seats played by the current policy, every decision of every seat a

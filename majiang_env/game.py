@@ -120,8 +120,7 @@ class Game:
             raise (IllegalActionError if in_action_range(a) else ActionSpaceError)(
                 f"action {action!r} ({action_name(a) if in_action_range(a) else 'out of range'}) "
                 f"is not legal: {self._where()}")
-        self._n = core.advance(self._st, self._rules, self._wt, a)
-        core.write_mask(self._st, self._mask)
+        self._n = core.step(self._st, self._rules, self._wt, a, self._mask)
         h = self.closed_hand
         if h is not None:
             return self._st[L.DELTAS + 4 * h:L.DELTAS + 4 * h + 4].astype(np.int64)

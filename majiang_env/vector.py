@@ -235,8 +235,8 @@ class VectorGame:
     def sample_actions(self, logits, rows=None) -> np.ndarray:
         """Legal actions drawn in the kernel from a policy's logits: for each slot of
         ``rows`` (default: all), softmax over that slot's legal actions only
-        (Gumbel-max on the slot's own sampling stream, which restarts with each
-        game). ``logits``: float (len(rows), 156); the entries of illegal actions
+        (on the slot's own sampling stream, which restarts with each game;
+        ``kernel.batch.sample_legal``). ``logits``: float (len(rows), 156); the entries of illegal actions
         are never read, so the caller need not mask them. Returns int64 actions
         for ``step``; nothing else changes."""
         if not self._ready:

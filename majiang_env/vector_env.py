@@ -210,8 +210,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
 
     def sample_actions(self, logits) -> np.ndarray:
         """Legal actions drawn in the kernel from the softmax of ``logits`` (float
-        (B, 156)) over each slot's legal actions (Gumbel-max on the slot's own
-        seeded stream); illegal entries are never read. Returns int64 (B,)."""
+        (B, 156)) over each slot's legal actions (on the slot's own seeded stream,
+        ``kernel.batch.sample_legal``); illegal entries are never read. Returns int64 (B,)."""
         if not self._ready:
             raise ResetNeededError("call reset() before sample_actions()")
         with numba_threads(self.num_threads):

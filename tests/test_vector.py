@@ -183,3 +183,29 @@ def test_policy_actions_arguments():
     assert (vg._st == before).all()                  # a rejected call changes nothing
     a = vg.policy_actions("greedy", [2, 0])
     assert a.shape == (2,) and vg.mask[2, a[0]] and vg.mask[0, a[1]]
+
+
+def test_sample_actions_follows_the_softmax_over_legal_actions():
+    """In-kernel sampling: each legal action's frequency matches softmax(logits) over
+    the legal ids (within 5 standard errors); -inf excludes an action; the logits
+    of illegal actions are never read (nan there changes nothing)."""
+    rng = np.random.default_rng(0)
+    N = 20_000
+    for seed in (11, 12, 13):
+        vg = VectorGame(1, seed=seed)
+        vg.reset()
+        while vg.mask[0].sum() < 5:   # a position with several legal actions
+            vg.step(vg.policy_actions("random"))
+        legal = np.flatnonzero(vg.mask[0])
+        logits = np.full((1, 156), np.nan)
+        logits[0, legal] = rng.normal(scale=1.5, size=len(legal))
+        logits[0, legal[0]] = -np.inf
+        counts = np.zeros(156)
+        for _ in range(N):
+            counts[vg.sample_actions(logits)[0]] += 1
+        x = logits[0, legal[1:]]
+        p = np.exp(x - x.max())
+        p /= p.sum()
+        f = counts[legal[1:]] / N
+        assert counts[legal[1:]].sum() == N
+        assert np.all(np.abs(f - p) <= 5 * np.sqrt(p * (1 - p) / N) + 1e-12), (seed, f, p)

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, settle, write_mask
+from .core import U64, advance, deal_squares, kernel_jit, mix64, new_game, rule_jit, settle, write_mask
 from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, WINS,
                      WIN_W, W_BASE, W_SEAT)
 from .features import features
@@ -46,13 +46,13 @@ def thread_workspaces():
     return tuple(np.zeros((n,) + a.shape, a.dtype) for a in new_workspace())
 
 
-@kernel_jit
+@rule_jit
 def thread_workspace(wss, t):
     """Thread t's workspace (obs, mask, work, rows) of ``thread_workspaces()``."""
     return wss[0][t], wss[1][t], wss[2][t], wss[3][t]
 
 
-@kernel_jit
+@rule_jit
 def publish_seat(st, rules, dt, view, b, seat, work):
     """Write ``seat``'s view of slot b into ``view = (mask, obs, feat, player)``:
     its legal mask (zeros unless it is to act), the player to act, its
@@ -63,14 +63,15 @@ def publish_seat(st, rules, dt, view, b, seat, work):
     if row[CUR] == seat:
         write_mask(row, mask[b])
     else:
-        mask[b][:] = 0
+        for a in range(mask.shape[1]):
+            mask[b, a] = 0
     player[b] = row[CUR]
     observe(row, rules, seat, obs[b])
     if feat.shape[0] > 0:
         features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
-@kernel_jit
+@rule_jit
 def publish(st, rules, dt, view, b, work):
     """Slot b's view for the player to act (see ``publish_seat``)."""
     publish_seat(st, rules, dt, view, b, st[b, CUR], work)
@@ -119,7 +120,7 @@ def first_illegal(st, actions):
     return -1
 
 
-@kernel_jit
+@rule_jit
 def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, work):
     """Slot b: apply its action, write ``result = (rewards, done, closed)``; a
     finished game restarts as game gidx[b] + B (same-step autoreset)."""
@@ -166,7 +167,7 @@ def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
         out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b, 0:1], dt, params[i], obs, mask, work, scratch)
 
 
-@kernel_jit
+@rule_jit
 def _unit(rng, i):
     """A uniform float in (0, 1) from the splitmix64 stream rng[i] (as ``core.rand_below``)."""
     rng[i] = rng[i] + U64(0x9E3779B97F4A7C15)
@@ -177,22 +178,27 @@ def _unit(rng, i):
     return ((z >> U64(11)) + 0.5) * (1.0 / 9007199254740992.0)
 
 
-@kernel_jit
+@rule_jit
 def _sample_row(st, rows, logits, rngs, out, i):
     """Sample row i (see ``sample_legal``); False if a legal action's logit is nan or +inf."""
     b = rows[i]
     row = st[b]
-    best = -np.inf
-    pick = row[LEGAL]
-    for j in range(row[NLEGAL]):
-        a = row[LEGAL + j]
-        x = logits[i, a]
+    n = row[NLEGAL]
+    top = -np.inf
+    for j in range(n):
+        x = np.float64(logits[i, row[LEGAL + j]])
         if np.isnan(x) or x == np.inf:
             return False
-        v = x - np.log(-np.log(_unit(rngs[b], 1)))
-        if v > best:
-            best = v
-            pick = a
+        top = max(top, x)
+    pick = row[LEGAL]
+    if top > -np.inf:
+        total = 0.0
+        for j in range(n):
+            w = np.exp(np.float64(logits[i, row[LEGAL + j]]) - top)
+            if w > 0.0:
+                total += w
+                if _unit(rngs[b], 1) * total < w:
+                    pick = row[LEGAL + j]
     out[i] = pick
     return True
 
@@ -200,10 +206,14 @@ def _sample_row(st, rows, logits, rngs, out, i):
 @kernel_jit
 def sample_legal(st, rows, logits, rngs, out):
     """out[i] = a legal action of slot rows[i] drawn from the softmax of logits[i]
-    over its legal actions: Gumbel-max with the slot's sampling stream rngs[b, 1].
-    Logits of illegal actions are never read; -inf excludes a legal action unless
-    every legal logit is -inf (then the first legal id). Returns the first i whose
-    legal logits hold nan or +inf (its draws are not made), or -1."""
+    over its legal actions, by weighted reservoir sampling on the slot's sampling
+    stream rngs[b, 1]: in id order, each legal action of weight
+    w = exp(logit - the largest legal logit) > 0 replaces the pick with probability
+    w / (the weights so far), one draw each, so action a is kept with probability
+    w_a / (sum of w). (One exp per action; Gumbel-max needs two logs.) Logits of
+    illegal actions are never read; -inf excludes a legal action unless every
+    legal logit is -inf (then the first legal id). Returns the first i whose legal
+    logits hold nan or +inf (its draws are not made), or -1."""
     for i in range(rows.shape[0]):
         if not _sample_row(st, rows, logits, rngs, out, i):
             return i

@@ -30,12 +30,18 @@ from .layout import (HAND, START, PHASE, CUR, SLOT, NWINS, EXCH, CLOSED, TOOK, P
 POW5 = np.array([5 ** j for j in range(9)], np.int32)
 U64 = np.uint64
 
-kernel_jit = njit(cache=True)
+# Kernel functions allocate nothing, so they are compiled without numba's
+# reference counting (``_nrt=False``): with it, numba updates the count of every
+# array it got from Python, with an atomic instruction, around each of the small
+# functions a decision runs through -- about half of a decision's time on one
+# thread (docs/performance.md, "Before and after"). An allocation in such a
+# function fails to compile ("NRT required"); the few functions that allocate
+# (``players.new_workspace``, the parallel loops) use plain ``njit``.
+kernel_jit = njit(cache=True, _nrt=False)
 # The small rule functions a decision runs through are inlined into their callers
-# at numba's IR level: splitting legal_shapes / apply into one function per rule
-# had made selfplay about 30% slower as separate calls (docs/performance.md,
-# "Before and after"); inlining gave back part of it.
-rule_jit = njit(cache=True, inline="always")
+# by LLVM (``forceinline``), so splitting the rules into one function each costs
+# no calls.
+rule_jit = njit(cache=True, forceinline=True, _nrt=False)
 
 
 # ---- random numbers (splitmix64) ------------------------------------------
@@ -817,7 +823,7 @@ def apply(st, rules, action):
 # A decision runs ``apply`` and ``legal_shapes`` (with their rule functions
 # inlined, ``rule_jit``), which use no reference counting; the rare win scoring
 # and require_yaku search are called only when needed.
-@kernel_jit
+@rule_jit
 def legal(st, rules, wt):
     """Legal actions of the player to act, as the list st[LEGAL:]; returns the count."""
     n = legal_shapes(st, rules, wt)
@@ -828,7 +834,7 @@ def legal(st, rules, wt):
     return n
 
 
-@kernel_jit
+@rule_jit
 def play(st, rules, action):
     """Apply ``action`` of the player to act, scoring a win and ending the turn."""
     if apply(st, rules, action):
@@ -836,7 +842,7 @@ def play(st, rules, action):
         end_turn(st, rules)
 
 
-@kernel_jit
+@rule_jit
 def settle(st, rules, wt):
     """Compute the legal actions now, applying forced actions when auto_forced."""
     n = legal(st, rules, wt)
@@ -847,13 +853,22 @@ def settle(st, rules, wt):
     return n
 
 
-@kernel_jit
+@rule_jit
 def advance(st, rules, wt, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal
     count. st[CLOSED] tells which hand closed during the call (-1: none)."""
     st[CLOSED] = -1
     play(st, rules, action)
     return settle(st, rules, wt)
+
+
+@kernel_jit
+def step(st, rules, wt, action, mask):
+    """``Game.step``'s kernel call: ``advance`` with ``action``, then write the new
+    action mask; returns the legal count."""
+    n = advance(st, rules, wt, action)
+    write_mask(st, mask)
+    return n
 
 
 @kernel_jit

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from .batch import game_seed, publish, publish_seat, restart_slot, thread_workspace
-from .core import U64, advance, kernel_jit, mix64
+from .core import U64, advance, kernel_jit, mix64, rule_jit
 from .layout import CLOSED, CUR, DELTAS, LEGAL, NLEGAL, PH_OVER, PHASE
 from .players import agent_action
 
@@ -30,14 +30,14 @@ def learner_seat(seed, g, seat):
     return np.int32(mix64(game_seed(seed, g) ^ U64(0x5EA7)) & U64(3))
 
 
-@kernel_jit
+@rule_jit
 def _add_closed(row, seat, acc, b):
     h = row[CLOSED]
     if h >= 0:
         acc[b] += row[DELTAS + h * 4 + seat]
 
 
-@kernel_jit
+@rule_jit
 def _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws):
     """Let the in-kernel opponents of slot b act until the learner is to act, an
     external opponent is, or the game is over; return the slot's status."""
@@ -62,7 +62,7 @@ def _start(st, rules, wt, b, g, seat, seed, lseat, gidx, rngs):
     lseat[b] = learner_seat(seed, g, seat)
 
 
-@kernel_jit
+@rule_jit
 def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, params, acc,
                  status, rewards, term, ws):
     """After the slot's last action: play the in-kernel opponents; a finished game
@@ -113,7 +113,7 @@ def seat_reset_serial(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, co
         _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
 
 
-@kernel_jit
+@rule_jit
 def _step_slot(st, rules, wt, dt, view, final, b, a, seat, seed, lseat, gidx, rngs, codes, params, acc,
                status, rewards, term, ws):
     """Apply action a of whoever slot b waits for, then play on."""

@@ -19,6 +19,7 @@ From Python, :func:`agent_params` turns an agent's named parameters
 (:data:`AGENT_PARAMS`) into its parameter vector, checking them.
 """
 import numpy as np
+from numba import njit
 
 from ..rules import NUM_ACTIONS, R_CHOW_OFF, R_KUIKAE
 from .core import kernel_jit, rand_below, write_mask
@@ -99,7 +100,7 @@ def agent_params(name, options=None) -> np.ndarray:
     return v
 
 
-@kernel_jit
+@njit(cache=True)
 def new_workspace():
     """The buffers one thread needs to run any in-kernel agent: (obs, mask, work, rows)."""
     return (np.zeros(OBS_SIZE, np.int16), np.zeros(NUM_ACTIONS, np.int8), np.zeros(W_SIZE, np.int64),

@@ -212,7 +212,8 @@ def determinize(src, rules, p, dst, pool, rng):
     """dst = a copy of src whose hidden places (as seat p sees src) hold the unseen
     pool shuffled with rng (module docstring, step 1). Returns the number of cards
     dealt minus the pool size: 0 always (tests check it)."""
-    dst[:] = src
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
     n = unseen_pool(src, rules, p, pool)
     for i in range(n - 1, 0, -1):
         j = rand_below(rng, 0, i + 1)
@@ -401,7 +402,8 @@ def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
     f = rows[F_ROW].view(np.float64)
     iw = rows[F_ROW].view(np.int64)
     rr = x[X_RULES:X_RULES + R_SIZE]
-    rr[:] = rules
+    for i in range(R_SIZE):
+        rr[i] = rules[i]
     rr[R_HANDS] = h + 1
     rr[R_AUTO_FORCED] = 1
     pool = x[X_POOL:X_POOL + 144]
@@ -426,7 +428,8 @@ def search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows):
             i = (gi + j) % n  # the greedy action first: the others are measured against it
             if not cand[i]:
                 continue
-            sim[:DECLOG] = base[:DECLOG]  # the rollout never reads the decision log
+            for c in range(DECLOG):  # the rollout never reads the decision log
+                sim[c] = base[c]
             rng[0] = stream
             spent += rollout(sim, rr, wt, rng, dt, obs, mask, work, row[LEGAL + i])
             v = sim[d] - base[d]
