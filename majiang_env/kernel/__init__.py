@@ -62,8 +62,9 @@ _invalidate_stale_cache()
 # about 1): import + Game(seed=0).step(...) 9.7-9.8 s; then selfplay(10) 36 s
 # more; SeatVectorEnv(256, opponents="greedy", obs_type="features") reset + first
 # step 77 s in all (the game kernel's 10 s included), then VectorGame(features)
-# + policy_actions 26 s more (docs/performance.md, "Cold start"). With the rule
-# functions inlined (core.rule_jit) the first Game step took 12.9 s.
+# + policy_actions 26 s more (docs/performance.md, "Cold start"). On the current
+# kernel (no reference counting, rule functions inlined by LLVM): 11.0 s for the
+# first Game step, 35.9 s more for selfplay(10).
 COMPILE_MESSAGES = {
     "kernel": "majiang_env: compiling the kernel once, about 13 s "
               "(numba; later runs load it from the cache) ...",

@@ -823,7 +823,7 @@ def apply(st, rules, action):
 # A decision runs ``apply`` and ``legal_shapes`` (with their rule functions
 # inlined, ``rule_jit``), which use no reference counting; the rare win scoring
 # and require_yaku search are called only when needed.
-@rule_jit
+@kernel_jit
 def legal(st, rules, wt):
     """Legal actions of the player to act, as the list st[LEGAL:]; returns the count."""
     n = legal_shapes(st, rules, wt)
@@ -834,7 +834,7 @@ def legal(st, rules, wt):
     return n
 
 
-@rule_jit
+@kernel_jit
 def play(st, rules, action):
     """Apply ``action`` of the player to act, scoring a win and ending the turn."""
     if apply(st, rules, action):
@@ -842,7 +842,7 @@ def play(st, rules, action):
         end_turn(st, rules)
 
 
-@rule_jit
+@kernel_jit
 def settle(st, rules, wt):
     """Compute the legal actions now, applying forced actions when auto_forced."""
     n = legal(st, rules, wt)
@@ -853,7 +853,7 @@ def settle(st, rules, wt):
     return n
 
 
-@rule_jit
+@kernel_jit
 def advance(st, rules, wt, action):
     """Apply ``action``, then (when auto_forced) every forced action; return the legal
     count. st[CLOSED] tells which hand closed during the call (-1: none)."""
