@@ -41,15 +41,11 @@ def _restart(st, rules, wt, seed, index):
 
 def thread_workspaces():
     """One in-kernel agent workspace (``players.new_workspace``) per numba thread,
-    stacked: the parallel batch loops pick theirs by ``numba.get_thread_id()``."""
+    stacked: thread t's is ``(wss[0][t], ..., wss[3][t])``, indexed in the loops
+    themselves (a kernel function, compiled without reference counting, must not
+    return views to a caller that counts them)."""
     n = numba.config.NUMBA_NUM_THREADS
     return tuple(np.zeros((n,) + a.shape, a.dtype) for a in new_workspace())
-
-
-@rule_jit
-def thread_workspace(wss, t):
-    """Thread t's workspace (obs, mask, work, rows) of ``thread_workspaces()``."""
-    return wss[0][t], wss[1][t], wss[2][t], wss[3][t]
 
 
 @rule_jit
@@ -153,7 +149,7 @@ def batch_step_serial(st, rules, wt, dt, view, result, gidx, rngs, actions, seed
 def batch_agent_actions_serial(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
     """out[i] = the action in-kernel agent codes[i] (parameters params[i]) chooses
     for the seat to act in slot rows[i], drawing from that slot's agent stream."""
-    obs, mask, work, scratch = thread_workspace(wss, 0)
+    obs, mask, work, scratch = wss[0][0], wss[1][0], wss[2][0], wss[3][0]
     for i in range(rows.shape[0]):
         b = rows[i]
         out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b, 0:1], dt, params[i], obs, mask, work, scratch)
@@ -162,7 +158,8 @@ def batch_agent_actions_serial(st, rules, wt, rows, codes, params, rngs, dt, out
 @njit(cache=True, parallel=True)
 def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
     for i in prange(rows.shape[0]):
-        obs, mask, work, scratch = thread_workspace(wss, numba.get_thread_id())
+        t = numba.get_thread_id()
+        obs, mask, work, scratch = wss[0][t], wss[1][t], wss[2][t], wss[3][t]
         b = rows[i]
         out[i] = agent_action(st[b], rules, wt, codes[i], rngs[b, 0:1], dt, params[i], obs, mask, work, scratch)
 

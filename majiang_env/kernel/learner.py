@@ -13,7 +13,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .batch import game_seed, publish, publish_seat, restart_slot, thread_workspace
+from .batch import game_seed, publish, publish_seat, restart_slot
 from .core import U64, advance, kernel_jit, mix64, rule_jit
 from .layout import CLOSED, CUR, DELTAS, LEGAL, NLEGAL, PH_OVER, PHASE
 from .players import agent_action
@@ -102,13 +102,14 @@ def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes
 @njit(cache=True, parallel=True)
 def seat_reset(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
     for b in prange(st.shape[0]):
-        ws = thread_workspace(wss, numba.get_thread_id())
+        t = numba.get_thread_id()
+        ws = (wss[0][t], wss[1][t], wss[2][t], wss[3][t])
         _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
 
 
 @kernel_jit
 def seat_reset_serial(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
-    ws = thread_workspace(wss, 0)
+    ws = (wss[0][0], wss[1][0], wss[2][0], wss[3][0])
     for b in range(st.shape[0]):
         _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
 
@@ -129,7 +130,8 @@ def seat_step(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, 
               acc, status, rewards, term, wss):
     """Apply actions[i] in slot rows[i] (each legal for the seat to act there)."""
     for i in prange(rows.shape[0]):
-        ws = thread_workspace(wss, numba.get_thread_id())
+        t = numba.get_thread_id()
+        ws = (wss[0][t], wss[1][t], wss[2][t], wss[3][t])
         _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
                    codes, params, acc, status, rewards, term, ws)
 
@@ -137,7 +139,7 @@ def seat_step(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, 
 @kernel_jit
 def seat_step_serial(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes,
                      params, acc, status, rewards, term, wss):
-    ws = thread_workspace(wss, 0)
+    ws = (wss[0][0], wss[1][0], wss[2][0], wss[3][0])
     for i in range(rows.shape[0]):
         _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
                    codes, params, acc, status, rewards, term, ws)
