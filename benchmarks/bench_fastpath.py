@@ -25,7 +25,8 @@ table gives each figure under load as a share of the idle one. Rows:
 * ``aec``: the PettingZoo AEC loop (``majiang_env.env()``), decisions/s of the
   four seats, uniformly random legal actions.
 * ``vector/numpy`` and ``vector/kernel``: ``VectorGame(B).step`` with the numpy
-  policy, or with actions sampled in the kernel from logits (``sample_actions``).
+  policy, or ``VectorGame(B).sample_step`` (actions sampled in the kernel from
+  logits and stepped in the same call).
 * ``selfplay``: whole games in compiled code (random agents), decisions/s.
 """
 from __future__ import annotations
@@ -101,8 +102,10 @@ def run_vector(B, kernel_sampling, seconds):
     rng, zeros = np.random.default_rng(0), np.zeros((B, 156))
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        a = vg.sample_actions(zeros) if kernel_sampling else masked_random(rng, mask)
-        obs, mask, *_ = vg.step(a)
+        if kernel_sampling:
+            vg.sample_step(zeros)
+        else:
+            vg.step(masked_random(rng, mask))
         n += B
     return n / (time.perf_counter() - t0)
 

@@ -14,7 +14,8 @@ counted). Like is compared with like:
   ``auto_reset`` and a jitted ``act_randomly``, B x steps decisions, compile
   time excluded -- against (b) ``VectorGame(1024).step`` with a numpy
   masked-random policy (as ``bench_vector.py``), and (b') with the actions
-  sampled in the kernel from the policy's logits (``sample_actions``);
+  sampled in the kernel from the policy's logits and stepped in one call
+  (``sample_step``);
 * (a) ``majiang_env.selfplay`` (whole games in compiled code, best of the
   ``--selfplay-sizes``) against the best peer figure of any kind.
 
@@ -180,7 +181,8 @@ def vector_loop(B, threads=None, kernel_sampling=False):
     numba's default). Each step is one parallel region, so on a loaded machine a thread
     that is descheduled stalls the whole step: one thread can then be faster.
     ``kernel_sampling``: the policy hands logits (here all zeros: uniform) to
-    ``VectorGame.sample_actions``, which samples a legal action in the kernel."""
+    ``VectorGame.sample_step``, which samples a legal action in the kernel and steps
+    in the same compiled call."""
     import numba
     from majiang_env.vector import VectorGame
 
@@ -189,16 +191,20 @@ def vector_loop(B, threads=None, kernel_sampling=False):
         obs, mask, player = vg.reset()
         rng = np.random.default_rng(seed)
         logits = np.zeros((B, 156))
-        policy = (lambda mask: vg.sample_actions(logits)) if kernel_sampling else \
-            (lambda mask: masked_random(rng, mask))
+        if kernel_sampling:
+            def step():
+                return vg.sample_step(logits)[1:]
+        else:
+            def step():
+                return vg.step(masked_random(rng, vg.mask))
         saved = numba.get_num_threads()
         numba.set_num_threads(threads or saved)
         try:
-            vg.step(policy(mask))
+            step()
             d = games = 0
             t0 = perf()
             while perf() - t0 < seconds:
-                obs, mask, player, rewards, done = vg.step(policy(mask))
+                obs, mask, player, rewards, done = step()
                 d += B
                 games += int(done.sum())
             dt = perf() - t0
@@ -347,7 +353,7 @@ def main():
     vecs = [Row(B, f"majiang VectorGame({args.batch}).step + numpy policy, {n or nthreads} thr (b)",
                 vector_loop(args.batch, n or None), majiang=True)
             for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
-    kvecs = [Row(B, f"majiang VectorGame({args.batch}).step + logits sampled in the kernel, {n or nthreads} thr (b')",
+    kvecs = [Row(B, f"majiang VectorGame({args.batch}).sample_step(logits): sampled in the kernel, {n or nthreads} thr (b')",
                  vector_loop(args.batch, n or None, kernel_sampling=True), majiang=True)
              for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
     rows += vecs + kvecs

@@ -48,23 +48,36 @@ def game_seed(seed: int, index: int) -> int:
 MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a mistake
 
 
+def check_logits(logits, n) -> np.ndarray:
+    """``logits`` as a C-contiguous float32 / float64 array of shape (n, 156), or ValueError."""
+    lg = np.asarray(logits)
+    if lg.dtype.kind != "f" or lg.shape != (n, NUM_ACTIONS):
+        raise ValueError(f"logits must be a float array of shape ({n}, {NUM_ACTIONS}), "
+                         f"got {lg.dtype} {lg.shape}")
+    if lg.dtype not in (np.float32, np.float64):
+        lg = lg.astype(np.float64)
+    return np.ascontiguousarray(lg)
+
+
+def draw_or_restore(run, rngs):
+    """``run()`` (a kernel call that draws from ``rngs`` and returns the first row whose
+    legal logits hold nan or +inf, or -1); on such a row, every stream is put back
+    as it was and ValueError names the row."""
+    saved = rngs.copy()
+    bad = run()
+    if bad >= 0:
+        rngs[...] = saved
+        raise ValueError(f"logits of row {bad} hold nan or +inf at a legal action")
+
+
 def sample_logits(st, rows, logits, rngs, parallel=False) -> np.ndarray:
     """``batch.sample_legal`` behind a check of ``logits`` (shared by the vector envs):
     float (len(rows), 156); nan or +inf among a row's legal entries is a ValueError,
     and then no stream has advanced."""
-    lg = np.asarray(logits)
-    if lg.dtype.kind != "f" or lg.shape != (len(rows), NUM_ACTIONS):
-        raise ValueError(f"logits must be a float array of shape ({len(rows)}, {NUM_ACTIONS}), "
-                         f"got {lg.dtype} {lg.shape}")
-    if lg.dtype not in (np.float32, np.float64):
-        lg = lg.astype(np.float64)
+    lg = check_logits(logits, len(rows))
     out = np.empty(len(rows), np.int64)
-    saved = rngs.copy()
-    bad = (batch.sample_legal_parallel if parallel else batch.sample_legal)(
-        st, rows, np.ascontiguousarray(lg), rngs, out)
-    if bad >= 0:
-        rngs[...] = saved
-        raise ValueError(f"logits of row {bad} hold nan or +inf at a legal action")
+    draw_or_restore(lambda: (batch.sample_legal_parallel if parallel else batch.sample_legal)(
+        st, rows, lg, rngs, out), rngs)
     return out
 
 
@@ -117,6 +130,7 @@ class VectorGame:
         self._done = np.zeros(B, np.bool_)
         self._hand_closed = np.zeros(B, np.bool_)
         self._game_index = np.zeros(B, np.int64)
+        self._actions_taken = np.zeros(B, np.int64)   # sample_step's actions
         self._agent_rng = np.zeros((B, 2), np.uint64)   # each slot's agent and sampling streams
         self._wss = batch.thread_workspaces()
         # the deficiency table, read by the features and the greedy agent (loaded when one needs it)
@@ -125,6 +139,7 @@ class VectorGame:
         self._result = (self._rewards, self._done, self._hand_closed)
         for name in ("mask", "obs", "compact", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
+        self.actions = _read_only(self._actions_taken)
 
     def _parallel(self) -> bool:
         """Use numba's threads only for batches big enough to pay for waking them."""
@@ -134,7 +149,8 @@ class VectorGame:
     @property
     def state_bytes_per_game(self) -> int:
         per_game = [a[0].nbytes for a in (self._st, self._mask, self._compact, self._player, self._rewards,
-                                          self._done, self._hand_closed, self._game_index, self._agent_rng)]
+                                          self._done, self._hand_closed, self._game_index, self._agent_rng,
+                                          self._actions_taken)]
         return sum(per_game) + (self._feat[0].nbytes if len(self._feat) else 0)
 
     def reset(self):
@@ -193,6 +209,23 @@ class VectorGame:
             step(self._st, self._rules, self._wt, self._dt, self._view, self._result, self._game_index,
                  self._agent_rng, a, np.uint64(self.seed), self._wss)
         return self.obs, self.mask, self.player, self.rewards, self.done
+
+    def sample_step(self, logits):
+        """``step(sample_actions(logits))`` in one compiled call: a legal action per slot
+        drawn in the kernel from ``logits`` (float (B, 156), as in
+        :meth:`sample_actions`; the same draws from the same streams), then the step.
+        Returns ``(actions, obs, mask, player, rewards, done)``: the int64 actions taken
+        (a read-only view, also the attribute ``actions``) and what ``step`` returns.
+        nan or +inf at a legal id of any row raises ValueError, and nothing changes."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before sample_step()")
+        lg = check_logits(logits, self.num_envs)
+        run = batch.batch_sample_step if self._parallel() else batch.batch_sample_step_serial
+        with numba_threads(self.num_threads):
+            draw_or_restore(lambda: run(self._st, self._rules, self._wt, self._dt, self._view, self._result,
+                                        self._game_index, self._agent_rng, lg, self._actions_taken,
+                                        np.uint64(self.seed), self._wss), self._agent_rng)
+        return self.actions, self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:
         """The actions an in-kernel agent (a name of ``AGENTS``: ``"random"``,

@@ -185,6 +185,47 @@ def test_policy_actions_arguments():
     assert a.shape == (2,) and vg.mask[2, a[0]] and vg.mask[0, a[1]]
 
 
+@pytest.mark.parametrize("B,obs_type", [(8, "compact"), (70, "features")])   # serial and parallel paths
+def test_sample_step_equals_sample_actions_then_step(B, obs_type):
+    """``sample_step(logits)`` draws the same actions from the same streams as
+    ``sample_actions`` and then steps exactly as ``step`` does; -inf and nan at
+    illegal ids are allowed as in ``sample_actions``."""
+    rng = np.random.default_rng(B)
+    one, two = VectorGame(B, seed=5, obs_type=obs_type), VectorGame(B, seed=5, obs_type=obs_type)
+    one.reset()
+    two.reset()
+    for t in range(300):
+        logits = rng.normal(scale=2.0, size=(B, 156)).astype(np.float32 if t % 2 else np.float64)
+        logits[two.mask == 0] = np.nan if t % 3 else -np.inf
+        a = one.sample_actions(logits)
+        want = [x.copy() for x in one.step(a)]
+        got = two.sample_step(logits)
+        assert (got[0] == a).all() and (two.actions == a).all()
+        for x, y in zip(want, got[1:]):
+            assert np.array_equal(x, y)
+        assert (one._st == two._st).all() and (one._agent_rng == two._agent_rng).all()
+
+
+def test_sample_step_bad_logits_change_nothing():
+    vg = VectorGame(70, seed=2)
+    with pytest.raises(ResetNeededError):
+        vg.sample_step(np.zeros((70, 156)))
+    vg.reset()
+    for _ in range(5):
+        vg.sample_step(np.zeros((70, 156)))
+    st, rngs, obs = vg._st.copy(), vg._agent_rng.copy(), vg.obs.copy()
+    legal = np.flatnonzero(vg.mask[40])[0]
+    for bad in [np.zeros((69, 156)), np.zeros((70, 156), int), np.zeros((70, 155)), "x"]:
+        with pytest.raises(ValueError, match="logits must be"):
+            vg.sample_step(bad)
+    for value in (np.nan, np.inf):
+        lg = np.zeros((70, 156))
+        lg[40, legal] = value
+        with pytest.raises(ValueError, match="row 40"):
+            vg.sample_step(lg)
+    assert (vg._st == st).all() and (vg._agent_rng == rngs).all() and (vg.obs == obs).all()
+
+
 def test_sample_actions_follows_the_softmax_over_legal_actions():
     """In-kernel sampling: each legal action's frequency matches softmax(logits) over
     the legal ids (within 5 standard errors); -inf excludes an action; the logits

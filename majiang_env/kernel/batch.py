@@ -178,7 +178,13 @@ def _unit(rng, i):
 @rule_jit
 def _sample_row(st, rows, logits, rngs, out, i):
     """Sample row i (see ``sample_legal``); False if a legal action's logit is nan or +inf."""
-    b = rows[i]
+    return _sample_slot(st, rows[i], logits, i, rngs, out)
+
+
+@rule_jit
+def _sample_slot(st, b, logits, i, rngs, out):
+    """out[i] = an action of slot b drawn from logits[i] (see ``sample_legal``); False
+    (nothing drawn) if a legal action's logit is nan or +inf."""
     row = st[b]
     n = row[NLEGAL]
     top = -np.inf
@@ -226,6 +232,34 @@ def sample_legal_parallel(st, rows, logits, rngs, out):
     for i in range(rows.shape[0]):
         if bad[i]:
             return i
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def batch_sample_step(st, rules, wt, dt, view, result, gidx, rngs, logits, actions, seed, wss):
+    """``sample_legal_parallel`` over every slot (rows 0..B-1) into ``actions``, then,
+    only if every row sampled (none returned False), ``batch_step`` with those
+    actions: one call instead of three (sample, legality check, step). Returns the
+    first bad row (nothing stepped, its draws not made) or -1."""
+    B = st.shape[0]
+    bad = np.full(B, False)
+    for b in prange(B):
+        bad[b] = not _sample_slot(st, b, logits, b, rngs, actions)
+    for b in range(B):
+        if bad[b]:
+            return b
+    for b in prange(B):
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][numba.get_thread_id()])
+    return -1
+
+
+@kernel_jit
+def batch_sample_step_serial(st, rules, wt, dt, view, result, gidx, rngs, logits, actions, seed, wss):
+    for b in range(st.shape[0]):
+        if not _sample_slot(st, b, logits, b, rngs, actions):
+            return b
+    for b in range(st.shape[0]):
+        _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][0])
     return -1
 
 

@@ -82,7 +82,7 @@ import math
 
 from ..rules import A_ANKAN, A_DISCARD, A_EXCHANGE, A_MINKAN, A_PUNG, A_RON, A_TSUMO, NUM_ACTIONS
 from .core import kernel_jit
-from .greedy import INF, W_ACC, W_TIE, W_UNSEEN, W_VAL, greedy_candidates, hand_value, option_values, read_obs
+from .greedy import INF, W_ACC, W_TIE, W_UNSEEN, W_VAL, candidates_from_values, hand_value, option_values, read_obs
 from .layout import PH_EXCHANGE
 from .observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SCALAR, OBS_SIDE,
                       S_EXCH_LEFT, S_HAND, S_LAP, S_NWINS, S_PHASE, S_PICK_KIND, S_RETIRED, S_SCORES,
@@ -213,13 +213,13 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     if nlegal == 0 or phase > 2:  # not this seat's decision: no per-action block
         _, dnow, acc = hand_value(obs, dt, work)
     else:
-        greedy_candidates(obs, mask, dt, chow_off, kuikae, work)   # its tie set, at work[W_TIE:]
+        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
+        candidates_from_values(obs, mask, dt, chow_off, kuikae, work)   # greedy's tie set, at work[W_TIE:]
         for j in range(12):
             out[f + F_GREEDY + j] = work[W_TIE + A_TSUMO + j]
         for k in range(36):
             out[P_GREEDY * 36 + k] = work[W_TIE + A_DISCARD + k] + work[W_TIE + A_EXCHANGE + k]
             out[P_GREEDY_KAN * 36 + k] = work[W_TIE + A_ANKAN + k] + work[W_TIE + A_MINKAN + k]
-        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)  # leaves W_TIE as it is
     out[f + F_DEF_NOW] = min(dnow, 8) / 8.0
     out[f + F_ACC_NOW] = min(acc, ACC_SCALE) / ACC_SCALE
     if nlegal == 0 or phase > 2:

@@ -315,26 +315,30 @@ def _option(a):
 
 
 @kernel_jit
-def _hand_options(dt, w, mask, lo, hi, need):
-    """変 or discard phase: tie set over actions lo..hi-1; return its size."""
-    _prepare(dt, w, W_KEYS, W_ROWS, W_O1)
+def _hand_options(dt, w, mask, lo, hi, need, valued):
+    """変 or discard phase: tie set over actions lo..hi-1; return its size. ``valued``:
+    w[W_VAL], w[W_ACC] already hold every option's values (``option_values``)."""
+    if not valued:
+        _prepare(dt, w, W_KEYS, W_ROWS, W_O1)
     for a in range(lo, hi):
         if not mask[a]:
             continue
         if a == A_PASS:  # pass: only when 模 was declined, a forced choice
             w[W_VAL + a] = INF - 1
             continue
-        k, times, dm = _option(a)
-        c = k // 9
-        w[W_VAL + a] = _def_with(dt, w, W_O1, c, w[W_KEYS + c] - times * P5[k % 9], need - dm)
+        if not valued:
+            k, times, dm = _option(a)
+            c = k // 9
+            w[W_VAL + a] = _def_with(dt, w, W_O1, c, w[W_KEYS + c] - times * P5[k % 9], need - dm)
     n = _mark_best(w, mask, lo, hi, W_VAL)
     if n > 1:
-        _prepare_pairs(w, W_ROWS)
-        for a in range(lo, hi):
-            if w[W_TIE + a]:
-                k, times, dm = _option(a)
-                _one_colour_changed(dt, w, k // 9, w[W_KEYS + k // 9] - times * P5[k % 9])
-                w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, w[W_VAL + a])
+        if not valued:
+            _prepare_pairs(w, W_ROWS)
+            for a in range(lo, hi):
+                if w[W_TIE + a]:
+                    k, times, dm = _option(a)
+                    _one_colour_changed(dt, w, k // 9, w[W_KEYS + k // 9] - times * P5[k % 9])
+                    w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, w[W_VAL + a])
         n = _keep_most_accepted(w, lo, hi)
     return n
 
@@ -407,12 +411,13 @@ def _k_ok(obs, a, k, kuikae):
 
 
 @kernel_jit
-def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
-    """Take phase: tie set among pick-ups that beat 引, else 引 alone."""
+def _take_options(dt, w, mask, obs, need, chow_off, kuikae, valued):
+    """Take phase: tie set among pick-ups that beat 引, else 引 alone. ``valued``: as
+    in :func:`_hand_options`."""
     d_draw = _full(dt, w, W_KEYS, W_ROWS, W_O1, need)
     for a in range(A_PUNG, A_RON):
         w[W_TIE + a] = 0
-        if not mask[a]:
+        if not mask[a] or valued:
             continue
         k, s1, s2 = _pickup_shown(obs, a, chow_off)
         if k < 0 or s1 < 0:
@@ -435,21 +440,21 @@ def _take_options(dt, w, mask, obs, need, chow_off, kuikae):
         return 1
     w[W_TIE + A_DRAW] = 0
     if n > 1:
-        for a in range(A_PUNG, A_RON):
-            if w[W_TIE + a]:
-                k, s1, s2 = _pickup_shown(obs, a, chow_off)
-                _set_keys(w, W_KEYS2, W_KEYS)
-                _remove(w, W_KEYS2, s1, 1)
-                _remove(w, W_KEYS2, s2, 1)
-                _, acc = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), True)
-                w[W_ACC + a] = acc
+        if not valued:
+            for a in range(A_PUNG, A_RON):
+                if w[W_TIE + a]:
+                    k, s1, s2 = _pickup_shown(obs, a, chow_off)
+                    _set_keys(w, W_KEYS2, W_KEYS)
+                    _remove(w, W_KEYS2, s1, 1)
+                    _remove(w, W_KEYS2, s2, 1)
+                    _, acc = _pickup_value(dt, w, k, need - 1, _k_ok(obs, a, k, kuikae), True)
+                    w[W_ACC + a] = acc
         n = _keep_most_accepted(w, A_PUNG, A_RON)
     return n
 
 
 @kernel_jit
-def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
-    """Mark the greedy policy's final tie set in w[W_TIE:W_TIE + 156]; return its size."""
+def _candidates(obs, mask, dt, chow_off, kuikae, w, valued):
     for a in range(NUM_ACTIONS):
         w[W_TIE + a] = 0
     nlegal = 0
@@ -472,11 +477,25 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
     nm = read_obs(obs, w)
     need = 4 - nm
     if mask[A_DRAW]:
-        return _take_options(dt, w, mask, obs, need, chow_off, kuikae)
+        return _take_options(dt, w, mask, obs, need, chow_off, kuikae, valued)
     for a in range(A_EXCHANGE, NUM_ACTIONS):
         if mask[a]:
-            return _hand_options(dt, w, mask, A_EXCHANGE, NUM_ACTIONS, need)
-    return _hand_options(dt, w, mask, A_DISCARD, A_DRAW, need)  # the discard phase's ids
+            return _hand_options(dt, w, mask, A_EXCHANGE, NUM_ACTIONS, need, valued)
+    return _hand_options(dt, w, mask, A_DISCARD, A_DRAW, need, valued)  # the discard phase's ids
+
+
+@kernel_jit
+def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
+    """Mark the greedy policy's final tie set in w[W_TIE:W_TIE + 156]; return its size."""
+    return _candidates(obs, mask, dt, chow_off, kuikae, w, False)
+
+
+@kernel_jit
+def candidates_from_values(obs, mask, dt, chow_off, kuikae, w):
+    """``greedy_candidates`` right after ``option_values(obs, mask, ...)`` on the same
+    ``w``: the same tie set, from the values and acceptances that call left (every
+    legal option's acceptance is known there, so none is computed again)."""
+    return _candidates(obs, mask, dt, chow_off, kuikae, w, True)
 
 
 @kernel_jit
