@@ -491,6 +491,7 @@ class Trainer:
         with _threads(cfg.threads, cfg.numba_threads):
             self.roll = Rollouts(cfg, rules)
         self.history = []
+        self.recent = []                 # (wins, hands closed) of the last 10 updates
         self.decisions = 0
         self.spent = 0.0                 # training wall time, evaluation excluded
 
@@ -512,9 +513,11 @@ class Trainer:
                 entropy, value_loss = ppo_update(net, self.opt, training_batch(self.roll, cfg), cfg, self.rng)
                 t2 = time.perf_counter()
                 self.spent += t2 - t0
+                self.recent = (self.recent + [(wins, hands)])[-10:]
+                w10, h10 = (sum(x) for x in zip(*self.recent))
                 rec = {"update": n0 + len(new) + 1, "decisions": self.decisions, "seconds": round(self.spent, 2),
                        "rollout_s": round(t1 - t0, 2), "learn_s": round(t2 - t1, 2), "hands": hands,
-                       "win_rate": wins / (seats * hands) if hands else None,
+                       "win_rate": w10 / (seats * h10) if h10 else None,
                        "entropy": entropy, "value_loss": value_loss, "load1": round(os.getloadavg()[0], 2)}
                 if eval_every and rec["update"] % eval_every == 0:
                     ev = evaluate_vector(net, hands=eval_hands, seed=10_000 + rec["update"], rules=self.rules,
@@ -536,9 +539,11 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
 
     Returns ``(net, history)``: one dict per update with ``update, decisions,
     seconds, rollout_s, learn_s, hands`` (hands closed in the update),
-    ``win_rate`` (the learner's wins per seat per closed hand; None when no hand
-    closed), ``entropy, value_loss``, ``load1`` (the machine's 1-minute load
-    average: other processes slow training down), and every ``eval_every``
+    ``win_rate`` (the learner's wins per seat per closed hand over the last 10
+    updates: games that started together close their hands in bursts, so one
+    update's own ratio swings; None when no hand closed), ``entropy,
+    value_loss``, ``load1`` (the machine's 1-minute load average: other
+    processes slow training down), and every ``eval_every``
     updates ``eval_points_per_hand`` and ``eval_win_rate`` (:func:`evaluate_vector`
     against ``eval_opponent`` over ``eval_hands`` hands; the time it takes is not
     counted in ``seconds``). ``log(record)`` is called after each update
