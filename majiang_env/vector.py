@@ -50,7 +50,10 @@ MAX_ENVS = 2 ** 24  # 16.8M games (about 240 GB of state): anything larger is a 
 
 def check_logits(logits, n) -> np.ndarray:
     """``logits`` as a C-contiguous float32 / float64 array of shape (n, 156), or ValueError."""
-    lg = np.asarray(logits)
+    try:
+        lg = np.asarray(logits)
+    except (TypeError, RuntimeError) as e:   # e.g. a torch tensor that requires grad, or in bfloat16
+        raise ValueError(f"logits must be a float array of shape ({n}, {NUM_ACTIONS}): {e}") from e
     if lg.dtype.kind != "f" or lg.shape != (n, NUM_ACTIONS):
         raise ValueError(f"logits must be a float array of shape ({n}, {NUM_ACTIONS}), "
                          f"got {lg.dtype} {lg.shape}")
@@ -221,10 +224,12 @@ class VectorGame:
             raise ResetNeededError("call reset() before sample_step()")
         lg = check_logits(logits, self.num_envs)
         run = batch.batch_sample_step if self._parallel() else batch.batch_sample_step_serial
+        draws = np.empty(self.num_envs, np.int64)   # ``actions`` changes only when the step is taken
         with numba_threads(self.num_threads):
             draw_or_restore(lambda: run(self._st, self._rules, self._wt, self._dt, self._view, self._result,
-                                        self._game_index, self._agent_rng, lg, self._actions_taken,
+                                        self._game_index, self._agent_rng, lg, draws,
                                         np.uint64(self.seed), self._wss), self._agent_rng)
+        self._actions_taken[:] = draws
         return self.actions, self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:

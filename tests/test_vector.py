@@ -213,17 +213,25 @@ def test_sample_step_bad_logits_change_nothing():
     vg.reset()
     for _ in range(5):
         vg.sample_step(np.zeros((70, 156)))
-    st, rngs, obs = vg._st.copy(), vg._agent_rng.copy(), vg.obs.copy()
+    before = [x.copy() for x in (vg._st, vg._agent_rng, vg.actions, vg.obs, vg.mask, vg.player, vg.rewards,
+                                 vg.done)]
     legal = np.flatnonzero(vg.mask[40])[0]
-    for bad in [np.zeros((69, 156)), np.zeros((70, 156), int), np.zeros((70, 155)), "x"]:
+    bad_inputs = [np.zeros((69, 156)), np.zeros((70, 156), int), np.zeros((70, 155)), "x"]
+    try:
+        import torch
+        bad_inputs += [torch.zeros((70, 156), requires_grad=True), torch.zeros((70, 156), dtype=torch.bfloat16)]
+    except ImportError:
+        pass
+    for bad in bad_inputs:
         with pytest.raises(ValueError, match="logits must be"):
             vg.sample_step(bad)
-    for value in (np.nan, np.inf):
-        lg = np.zeros((70, 156))
-        lg[40, legal] = value
-        with pytest.raises(ValueError, match="row 40"):
+    for value, row in ((np.nan, 40), (np.inf, 40), (np.nan, 0), (np.inf, 69)):
+        lg = np.random.default_rng(row).normal(size=(70, 156))
+        lg[row, np.flatnonzero(vg.mask[row])[0] if row != 40 else legal] = value
+        with pytest.raises(ValueError, match=f"row {row}"):
             vg.sample_step(lg)
-    assert (vg._st == st).all() and (vg._agent_rng == rngs).all() and (vg.obs == obs).all()
+    after = (vg._st, vg._agent_rng, vg.actions, vg.obs, vg.mask, vg.player, vg.rewards, vg.done)
+    assert all(np.array_equal(x, y) for x, y in zip(before, after))
 
 
 def test_sample_actions_follows_the_softmax_over_legal_actions():
