@@ -49,6 +49,7 @@ strength claims use the duplicate-deal arena (``majiang_env.arena``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -183,6 +184,7 @@ class PPOConfig:
     seed: int = 0
 
 
+@functools.lru_cache(maxsize=None)
 def _native_bf16() -> bool:
     """Does this CPU multiply bfloat16 matrices in hardware (Intel AMX)? Read from the
     Linux CPU flags; False where they cannot be read."""
@@ -197,7 +199,7 @@ def matmul_dtype(precision: str):
     """The dtype the network's linear layers run in: ``"fp32"`` (float32), ``"bf16"``
     (bfloat16 under ``torch.autocast``; weights, optimiser state, softmax and losses
     stay float32) or ``"auto"``: bfloat16 where the CPU has it in hardware (AMX,
-    about 2.5 times faster updates measured on a 2-core Xeon), else float32."""
+    about 1.7 times faster updates measured on a 2-core Xeon), else float32."""
     if precision not in ("fp32", "bf16", "auto"):
         raise ValueError(f"precision must be 'fp32', 'bf16' or 'auto', got {precision!r}")
     if precision == "auto":
@@ -297,7 +299,9 @@ class Rollouts:
     network would read) and the legal masks stay where they were written: row
     ``b * cap + (start[b] + t) % cap`` of ``obs`` / ``legal`` holds transition t
     of env b (:meth:`rows`), so carrying a tail to the next rollout moves
-    ``start`` instead of copying them.
+    ``start`` instead of copying them. Each game holds ``rollout + max_hand``
+    rows (room for a hand carried whole): at the defaults 1,024 x 212 feature
+    rows, 0.59 GB in bfloat16 (1.18 GB in float32).
     """
 
     def __init__(self, cfg, rules=None):
@@ -382,7 +386,8 @@ def training_batch(roll: Rollouts, cfg) -> dict:
     with their GAE advantages (:func:`compute_advantages`) and returns; the rest is
     carried to the next rollout (:meth:`Rollouts.carry`). Returns tensors, one row per
     sample: ``R`` (its row of ``X`` and ``L``, which are ``roll.obs`` and
-    ``roll.legal`` (as a tensor): a minibatch gathers its features from them), ``A``
+    ``roll.legal`` (as a tensor): a minibatch gathers its features from them, so a
+    batch is valid until the next :func:`collect_rollout` writes there), ``A``
     (actions), ``LP`` (behaviour log-probabilities), ``ADV`` and ``RET`` (advantage +
     value)."""
     buf = roll.buf
@@ -450,10 +455,11 @@ def _log_record(rec, log):
 
 @contextmanager
 def _threads(n_torch, n_numba):
-    """torch and numba thread counts for one call, restored afterwards. One each is the
-    default: the rollout alternates the numba kernel and the torch network, and on 2
-    cores, the more so on a shared machine, their thread pools waiting for each other
-    cost far more than a second thread gains (measured: rollouts several times slower)."""
+    """torch and numba thread counts for one call, restored afterwards. The defaults
+    (2 and 2) are fastest on an idle 2-core machine; with another busy process on
+    it, one of each was faster (``benchmarks/bench_ppo.py --busy 0 1``: the rollout
+    alternates the numba kernel and the network, and threads woken from sleep
+    for every small operation wait for a core)."""
     old = torch.get_num_threads()
     torch.set_num_threads(n_torch)
     try:

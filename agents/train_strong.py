@@ -119,8 +119,10 @@ def main(argv=None):
                      epochs=2, seed=args.seed + 1, log=None)
     print(f"[{elapsed() / 60:5.1f} min] cloned greedy: {bc[-1]['decisions']:,} decisions, "
           f"agreement {bc[-1]['accuracy']:.1%}", flush=True)
+    # the settings of the documented run (docs/performance.md, "The shipped policy"): one thread each, float32
     cfg = ppo.PPOConfig(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=1e-4, ent_coef=0.003,
-                        opponents="greedy", hidden=args.hidden, seed=args.seed + 2)
+                        opponents="greedy", hidden=args.hidden, seed=args.seed + 2, threads=1, numba_threads=1,
+                        precision="fp32")
     trainer = ppo.Trainer(cfg, net)
     curve, best = [], None
     eval_seed = args.seed + 1000

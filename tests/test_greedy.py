@@ -250,3 +250,33 @@ def test_selfplay_with_greedy_deterministic_across_batch_sizes():
     assert s1["wins"][0] + s1["wins"][2] > 5 * (s1["wins"][1] + s1["wins"][3])
     with pytest.raises(ValueError):
         selfplay(1, agents=("greedy", "random", "random", "clever"))
+
+
+@pytest.mark.parametrize("rules", [RuleConfig(), RuleConfig(kuikae=False, chow_from="previous"),
+                                   RuleConfig(exchange=False, side_cards_public=True)])
+def test_tie_set_from_option_values_equals_the_policys(rules):
+    """``candidates_from_values`` (the features' path) marks exactly greedy's tie set,
+    with every legal mask and a random legal sub-mask, from dirty scratch buffers."""
+    from majiang_env.vector import VectorGame
+    dt = tables.deficiency_table()
+    chow_off, kuikae = (1 if rules.chow_from == "next" else 3), int(rules.kuikae)
+    rng = np.random.default_rng(0)
+    vg = VectorGame(16, rules=rules, seed=3, num_threads=1)
+    vg.reset()
+    w1, w2 = KA.new_work(), KA.new_work()
+    for t in range(150):
+        for i in range(vg.num_envs):
+            legal = np.flatnonzero(vg.mask[i])
+            masks = [vg.mask[i].copy()]
+            if len(legal) > 2:
+                sub = np.zeros(156, np.int8)
+                sub[rng.choice(legal, rng.integers(2, len(legal)), replace=False)] = 1
+                masks.append(sub)
+            for m in masks:
+                w1[:] = rng.integers(-5, 200, KA.W_SIZE)
+                w2[:] = rng.integers(-5, 200, KA.W_SIZE)
+                n1 = KA.greedy_candidates(vg.compact[i], m, dt, chow_off, kuikae, w1)
+                KA.option_values(vg.compact[i], m, dt, chow_off, kuikae, w2)
+                n2 = KA.candidates_from_values(vg.compact[i], m, dt, chow_off, kuikae, w2)
+                assert n1 == n2 and np.array_equal(w1[KA.W_TIE:KA.W_TIE + 156], w2[KA.W_TIE:KA.W_TIE + 156])
+        vg.step(vg.policy_actions("greedy") if t % 2 else vg.sample_actions(rng.normal(size=(16, 156))))

@@ -196,3 +196,42 @@ def test_main_quick(tmp_path, monkeypatch):
         assert out["imitation"] and out["vs_greedy"]["hands"] == 4
     with pytest.raises(SystemExit):
         ppo.main(["--quick", "--imitate", "9", "--minutes", "8"])
+
+
+@pytest.mark.parametrize("precision,opponents", [("fp32", "self"), ("bf16", "greedy")])
+def test_ring_buffer_trains_every_transition_once_as_it_was_seen(precision, opponents):
+    """Across carries that wrap the per-game ring, every training sample's features,
+    mask and action are those the policy acted on, and each transition is trained
+    exactly once (trained + carried = collected)."""
+    cfg = ppo.PPOConfig(num_envs=6, rollout=40, hidden=16, minibatch=64, epochs=1, threads=1, numba_threads=1,
+                        precision=precision, opponents=opponents)
+    tr = ppo.Trainer(cfg)
+    roll, B = tr.roll, cfg.num_envs
+    seen = [[] for _ in range(B)]          # per game: the transitions not trained yet
+    src_step = roll.src.step
+
+    def step(a):
+        for b in range(B):
+            seen[b].append((roll.stage[b].copy(), roll.src.mask[b] > 0, int(a[b])))
+        return src_step(a)
+    roll.src.step = step
+    dtype = ppo.matmul_dtype(precision)
+    trained = wraps = 0
+    for u in range(25):
+        ppo.collect_rollout(tr.net, roll, cfg)
+        n_before = roll.n.copy()
+        wraps += int((roll.start + n_before > roll.cap).sum())
+        batch = ppo.training_batch(roll, cfg)
+        R, A, i = batch["R"].numpy(), batch["A"].numpy(), 0
+        for b in range(B):
+            n_train = n_before[b] - roll.n[b]
+            for f, legal, a in seen[b][:n_train]:
+                assert A[i] == a and torch.equal(batch["X"][R[i]], torch.from_numpy(f).to(dtype))
+                assert np.array_equal(batch["L"][R[i]].numpy(), legal)
+                i += 1
+            del seen[b][:n_train]
+            assert len(seen[b]) == roll.n[b]
+        assert i == len(R)
+        trained += i
+        ppo.ppo_update(tr.net, tr.opt, batch, cfg, tr.rng)
+    assert trained + roll.n.sum() == 25 * B * cfg.rollout and wraps > 0

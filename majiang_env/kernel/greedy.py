@@ -493,8 +493,10 @@ def greedy_candidates(obs, mask, dt, chow_off, kuikae, w):
 @kernel_jit
 def candidates_from_values(obs, mask, dt, chow_off, kuikae, w):
     """``greedy_candidates`` right after ``option_values(obs, mask, ...)`` on the same
-    ``w``: the same tie set, from the values and acceptances that call left (every
-    legal option's acceptance is known there, so none is computed again)."""
+    ``w``: the same tie set, from the values and acceptances that call left (it
+    knows the acceptance of every legal option of finite deficiency; a tie among
+    options of deficiency INF, which no legal position has, would read 0 there).
+    ``tests/test_greedy.py`` compares the two tie sets."""
     return _candidates(obs, mask, dt, chow_off, kuikae, w, True)
 
 
