@@ -207,8 +207,12 @@ def matmul_dtype(precision: str):
     return torch.bfloat16 if precision == "bf16" else torch.float32
 
 
-def _autocast(dtype):
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=dtype == torch.bfloat16)
+def _forward(net, x, legal, dtype):
+    """``net(x, legal)`` with its products in ``dtype`` (:func:`matmul_dtype`); the
+    logits and values come back as float32."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=dtype == torch.bfloat16):
+        logits, v = net(x, legal)
+    return logits.float(), v.float()
 
 
 def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
@@ -358,9 +362,8 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
         np.copyto(roll.stage, src.obs)       # the env's arrays are read-only: torch reads a copy
         legal = src.mask > 0
         xd = x.to(dtype)                     # once, for the network and the buffer
-        with torch.no_grad(), _autocast(dtype):
-            logits, v = net(xd, torch.from_numpy(legal))
-        logits, v = logits.float(), v.float()
+        with torch.no_grad():
+            logits, v = _forward(net, xd, torch.from_numpy(legal), dtype)
         a = src.sample(logits.numpy())
         logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
         rows = roll.rows(ar, n)
@@ -422,9 +425,7 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
         for i in range(0, N, cfg.minibatch):
             idx = perm[i:i + cfg.minibatch]
             rows = R[idx]
-            with _autocast(dtype):
-                logits, v = net(X.index_select(0, rows), L.index_select(0, rows))
-            logits, v = logits.float(), v.float()
+            logits, v = _forward(net, X.index_select(0, rows), L.index_select(0, rows), dtype)
             lsm = torch.log_softmax(logits, 1)
             lp = lsm.gather(1, A[idx, None]).squeeze(1)
             ad = ADV[idx]
