@@ -252,13 +252,11 @@ class _SelfPlay:
         self.vg = VectorGame(cfg.num_envs, rules=rules, seed=cfg.seed, obs_type="features")
         self.obs, self.mask, self.seat = self.vg.reset()
 
-    def sample(self, logits):
-        return self.vg.sample_actions(logits)
-
-    def step(self, a):
-        """Apply; return (hand closed, the four seats' points) per env."""
-        self.obs, self.mask, self.seat, rewards, _ = self.vg.step(a)
-        return self.vg.hand_closed, rewards
+    def sample_step(self, logits):
+        """Sample an action per env from ``logits`` and apply it, in one kernel call;
+        return (actions, hand closed, the four seats' points) per env."""
+        a, self.obs, self.mask, self.seat, rewards, _ = self.vg.sample_step(logits)
+        return a.copy(), self.vg.hand_closed, rewards   # (a is the env's read-only array)
 
 
 class _Versus:
@@ -277,17 +275,16 @@ class _Versus:
         self.obs, self.mask = obs, self.env.action_masks()
         self.hand = obs[:, SCALARS + F_HAND:SCALARS + F_HAND + 4].argmax(1)
 
-    def sample(self, logits):
-        return self.env.sample_actions(logits)
-
-    def step(self, a):
+    def sample_step(self, logits):
+        """As ``_SelfPlay.sample_step`` (the learner's actions; its reward in column 0)."""
+        a = self.env.sample_actions(logits)
         before = self.hand
         obs, reward, term, _, _ = self.env.step(a)
         self._set(obs)
         closed = term | (self.hand != before)
         delta = np.zeros((len(a), 4), np.float32)
         delta[:, 0] = reward
-        return closed, delta
+        return a, closed, delta
 
 
 class Rollouts:
@@ -364,7 +361,8 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
         xd = x.to(dtype)                     # once, for the network and the buffer
         with torch.no_grad():
             logits, v = _forward(net, xd, torch.from_numpy(legal), dtype)
-        a = src.sample(logits.numpy())
+        buf["seat"][ar, n] = src.seat        # who decides, before the step moves on
+        a, closed, delta = src.sample_step(logits.numpy())
         logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
         rows = roll.rows(ar, n)
         roll.obs[torch.from_numpy(rows)] = xd
@@ -372,11 +370,9 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
         buf["act"][ar, n] = a
         buf["logp"][ar, n] = logp.numpy()
         buf["val"][ar, n] = v.numpy()
-        buf["seat"][ar, n] = src.seat
         won = WIN_ACTIONS[a]
         wins += int(won.sum())
         buf["rew"][ar, n] = bonus * won
-        closed, delta = src.step(a)
         hands += int(closed.sum())
         buf["close"][ar, n] = closed
         buf["delta"][ar, n] = delta * cfg.point_scale

@@ -103,6 +103,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._codes = np.array([c for c, _, _ in made], np.int32)
         self._params = np.stack([p for _, p, _ in made]).astype(np.float64)
         self._external = [f for _, _, f in made]
+        self._has_external = any(f is not None for f in self._external)
         self.obs_type = check_obs_type(obs_type)
         if not isinstance(reward_scale, (int, float, np.integer, np.floating)) or isinstance(reward_scale, bool) \
                 or not np.isfinite(reward_scale):
@@ -178,7 +179,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         if not self._ready:
             raise ResetNeededError("call reset() before step()")
-        a = self._check_actions(actions, self._all, "the learner")
+        a = self._check_actions(actions, self._all, "the learner", self._view[0])
         self._rewards[:] = 0
         self._term[:] = False
         self._run_step(self._all, a)
@@ -206,7 +207,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         """bool (B, 156): the learner's legal actions in each slot now."""
         if not self._ready:
             raise ResetNeededError("call reset() before action_masks()")
-        return self._view[0].astype(bool)
+        return self._view[0].view(np.bool_).copy()   # the kernel writes 0 / 1
 
     def sample_actions(self, logits) -> np.ndarray:
         """Legal actions drawn in the kernel from the softmax of ``logits`` (float
@@ -222,18 +223,23 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         return self._lseat.copy()
 
     # ---- internals -------------------------------------------------------------
-    def _check_actions(self, actions, rows, who):
+    def _check_actions(self, actions, rows, who, mask):
+        """``actions`` as int64, each allowed by ``mask`` (the legal mask the kernel
+        published for the seat to act in each slot of ``rows``; callers never
+        get it, only copies); raises IllegalActionError naming the first that is not."""
         a = int_array("actions", actions, IllegalActionError)
         if a.shape != (len(rows),):
             raise IllegalActionError(f"actions must be an integer array of shape ({len(rows)},), "
                                      f"got {a.dtype} {a.shape}")
         a64 = a.astype(np.int64)
-        i = int(learner.first_illegal_rows(self._st, rows, a64))
-        if i >= 0:
+        in_range = (a64 >= 0) & (a64 < NUM_ACTIONS)
+        legal = mask[rows, np.where(in_range, a64, 0)].view(np.bool_) & in_range
+        if not legal.all():
+            i = int(np.argmin(legal))
             row = self._st[rows[i]]
-            legal = row[L.LEGAL:L.LEGAL + row[L.NLEGAL]].tolist()
+            ids = row[L.LEGAL:L.LEGAL + row[L.NLEGAL]].tolist()
             raise IllegalActionError(f"action {a[i]!r} of {who} is not legal in env {int(rows[i])} "
-                                     f"(seat {int(row[L.CUR])}); legal ids {legal}")
+                                     f"(seat {int(row[L.CUR])}); legal ids {ids}")
         return a64
 
     def _run_step(self, rows, actions):
@@ -245,6 +251,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
 
     def _play_external(self):
         """Hand every slot waiting for an external opponent to it, round by round."""
+        if not self._has_external:
+            return
         while True:
             rows = np.flatnonzero(self._status == learner.OPPONENT).astype(np.int64)
             if rows.size == 0:
@@ -258,7 +266,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                 fn = self._external[j]
                 out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
                 try:
-                    actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})")
+                    actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})",
+                                                       self._opp[0])
                 except IllegalActionError as e:   # the learner's actions are applied already
                     self._ready = False
                     raise IllegalActionError(f"{e}; the env needs reset()") from None

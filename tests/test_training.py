@@ -208,13 +208,15 @@ def test_ring_buffer_trains_every_transition_once_as_it_was_seen(precision, oppo
     tr = ppo.Trainer(cfg)
     roll, B = tr.roll, cfg.num_envs
     seen = [[] for _ in range(B)]          # per game: the transitions not trained yet
-    src_step = roll.src.step
+    src_sample_step = roll.src.sample_step
 
-    def step(a):
+    def sample_step(logits):
+        acted_on = [(roll.stage[b].copy(), roll.src.mask[b] > 0) for b in range(B)]
+        a, closed, delta = src_sample_step(logits)
         for b in range(B):
-            seen[b].append((roll.stage[b].copy(), roll.src.mask[b] > 0, int(a[b])))
-        return src_step(a)
-    roll.src.step = step
+            seen[b].append(acted_on[b] + (int(a[b]),))
+        return a, closed, delta
+    roll.src.sample_step = sample_step
     dtype = ppo.matmul_dtype(precision)
     trained = wraps = 0
     for u in range(25):

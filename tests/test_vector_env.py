@@ -150,9 +150,15 @@ def test_bad_input_changes_nothing():
     st = env._st.copy()
     mask = env.action_masks()
     illegal = np.array([np.flatnonzero(~m)[0] for m in mask])
-    for bad in [illegal, np.zeros(2, int), np.full(3, 0.5), [True] * 3, "abc", np.full(3, 156)]:
+    legal = mask.argmax(1)
+    last_bad = np.where(np.arange(3) == 2, illegal, legal)
+    # legal - 156: as a numpy index into the mask it would read the legal id's entry
+    for bad in [illegal, np.zeros(2, int), np.full(3, 0.5), [True] * 3, "abc", np.full(3, 156),
+                np.full(3, -1), legal - 156, np.full(3, 2 ** 40), last_bad]:
         with pytest.raises(IllegalActionError):
             env.step(bad)
+    with pytest.raises(IllegalActionError, match=r"not legal in env 2 "):
+        env.step(last_bad)
     for bad in [np.zeros((2, 156)), np.full((3, 156), np.nan), np.zeros((3, 156), int)]:
         with pytest.raises(ValueError):
             env.sample_actions(bad)
