@@ -93,15 +93,16 @@ def action_id(action, context=None):
 def _holds_bool(nest) -> bool:
     if isinstance(nest, (list, tuple)):
         return any(map(_holds_bool, nest))
-    return isinstance(nest, (bool, np.bool_))
+    return isinstance(nest, (bool, np.bool_)) or (isinstance(nest, np.ndarray) and nest.dtype == np.bool_)
 
 
 def int_array(name: str, value, error=ValueError) -> np.ndarray:
     """``value`` (an array, or a regular nest of lists of ints) as an integer
     ndarray, or ``error`` naming ``name``. Ragged nests, bools, floats and
-    strings are refused."""
+    strings are refused. The result is a plain ndarray (an ndarray subclass,
+    such as a masked array, is read as its raw data)."""
     arr = value
-    if not isinstance(value, np.ndarray):
+    if type(value) is not np.ndarray:
         try:
             arr = np.asarray(value)
         except (ValueError, TypeError, OverflowError):

@@ -36,7 +36,8 @@ name with parameters ``("search", {"samples": 4})``, or a batched callable.
 overrides (``hands_per_game=1``). An action the learner may not take raises
 ``IllegalActionError`` naming the slot, and no game changes. An external
 opponent's illegal action also raises ``IllegalActionError`` (naming it), but
-mid-step: the env then needs ``reset()``.
+mid-step: the env then needs ``reset()``, as it does after any exception the
+callable raises (or when the callable steps the env itself: ``ResetNeededError``).
 """
 from __future__ import annotations
 
@@ -165,6 +166,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
             self._np_random, self._np_random_seed = seeding.np_random(self._seed)
         else:
             self._seed = int(self.np_random.integers(2 ** 63))
+        self._ready = False           # until every slot waits for the learner again
         run = learner.seat_reset if self._parallel(self.num_envs) else learner.seat_reset_serial
         with numba_threads(self.num_threads):
             run(self._st, self._rules, self._wt, self._dt, self._view, self._seat_code, np.uint64(self._seed),
@@ -177,8 +179,10 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         return self._obs_of(self._view), {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
-        if not self._ready:
-            raise ResetNeededError("call reset() before step()")
+        if not self._ready or self._status.any():   # every slot must wait for the learner
+            self._ready = False
+            raise ResetNeededError("call reset() before step() (the env was never reset, or a step or reset "
+                                   "was interrupted by an exception)")
         a = self._check_actions(actions, self._all, "the learner", self._view[0])
         self._rewards[:] = 0
         self._term[:] = False
@@ -253,9 +257,11 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         """Hand every slot waiting for an external opponent to it, round by round."""
         if not self._has_external:
             return
+        ready, self._ready = self._ready, False   # a callable that raises or steps the env leaves it needing reset()
         while True:
             rows = np.flatnonzero(self._status == learner.OPPONENT).astype(np.int64)
             if rows.size == 0:
+                self._ready = ready
                 return
             learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows, self._wss)
             cur = self._st[rows, L.CUR]
@@ -269,7 +275,6 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                     actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})",
                                                        self._opp[0])
                 except IllegalActionError as e:   # the learner's actions are applied already
-                    self._ready = False
                     raise IllegalActionError(f"{e}; the env needs reset()") from None
             self._run_step(rows, actions)
 

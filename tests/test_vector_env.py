@@ -179,3 +179,57 @@ def test_bad_input_changes_nothing():
         env.reset(seed=0)
     with pytest.raises(ResetNeededError):
         env.step(np.zeros(2, int))
+
+
+def test_no_action_reaches_the_kernel_past_a_masked_array_or_an_interrupted_round():
+    """From an adversarial review: a masked array's hidden values are checked (not
+    skipped by its own ``all``), and an opponent callable that raises, or steps the
+    env itself, leaves the env needing reset() instead of checking the learner's next
+    actions against a stale mask."""
+    env = SeatVectorEnv(4, opponents="random", seat=0)
+    env.reset(seed=1)
+    st = env._st.copy()
+    a = env.action_masks().argmax(1)
+    for hidden in (-1, 200, 2_000_000_000):
+        bad = np.ma.array(np.where(np.arange(4) == 0, hidden, a), mask=np.arange(4) == 0)
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    with pytest.raises(IllegalActionError):
+        env.step([np.array(True)] * 4)
+    assert (env._st == st).all()
+
+    def masked_opponent(obs, mask):
+        out = mask.argmax(1).astype(np.int64)
+        out[0] = -1
+        return np.ma.array(out, mask=np.arange(len(out)) == 0)
+
+    env = SeatVectorEnv(4, opponents=masked_opponent, seat=0)
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match="opponent 0"):
+        for _ in range(200):
+            env.step(env.action_masks().argmax(1))
+
+    calls = [0]
+
+    def flaky(obs, mask):
+        calls[0] += 1
+        if calls[0] == 2:
+            raise RuntimeError("policy bug")
+        return mask.argmax(1)
+
+    env = SeatVectorEnv(8, opponents=flaky, seat=0)
+    env.reset(seed=3)
+    with pytest.raises(RuntimeError):
+        for _ in range(200):
+            env.step(env.action_masks().argmax(1))
+    with pytest.raises(ResetNeededError):
+        env.step(np.zeros(8, int))
+    env.reset(seed=3)                    # usable again
+    env.step(env.action_masks().argmax(1))
+
+    def reentrant(obs, mask):
+        env2.step(env2.action_masks().argmax(1))
+
+    env2 = SeatVectorEnv(2, opponents=reentrant, seat=3)      # seat 3: the opponents act first
+    with pytest.raises(ResetNeededError):
+        env2.reset(seed=0)
