@@ -50,8 +50,8 @@ from majiang_env.wrappers import SingleAgentEnv
 def masked_random(rng, mask):
     """A uniformly random legal action per row of ``mask`` (B, 156): random
     32-bit keys (the generator's raw 64-bit output read as two keys each, odd so
-    that a legal key is never 0), zeroed at illegal ids, argmax. Two keys tie for
-    the top with probability below 2^-25. (Float keys, ``rng.random(shape,
+    that a legal key is never 0), zeroed at illegal ids, argmax. Two of k legal keys
+    tie for the top with probability about k / 2^31. (Float keys, ``rng.random(shape,
     np.float32) * mask``, make the same choice at about 1.5 times the cost.)"""
     keys = rng.bit_generator.random_raw(mask.size // 2).view(np.uint32).reshape(mask.shape)
     keys |= 1

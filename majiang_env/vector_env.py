@@ -37,7 +37,8 @@ overrides (``hands_per_game=1``). An action the learner may not take raises
 ``IllegalActionError`` naming the slot, and no game changes. An external
 opponent's illegal action also raises ``IllegalActionError`` (naming it), but
 mid-step: the env then needs ``reset()``, as it does after any exception the
-callable raises (or when the callable steps the env itself: ``ResetNeededError``).
+callable raises. A callable may not call ``step``, ``reset`` or ``sample_actions``
+of the env it plays in (RuntimeError).
 """
 from __future__ import annotations
 
@@ -140,6 +141,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._all = np.arange(B, dtype=np.int64)
         self._seed = None
         self._ready = False
+        self._in_round = False     # True while an external opponent callable runs
 
     @staticmethod
     def _new_view(B, feat_rows):
@@ -159,6 +161,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Start games 0..B-1 of the run from ``seed`` (None: a run seed drawn from
         ``np_random``, which the last seeded reset seeded, or else the OS)."""
+        self._refuse_reentry("reset")
         if options is not None and (not isinstance(options, dict) or options):
             raise ValueError(f"options: this env takes none, got {options!r}")
         if seed is not None:
@@ -179,6 +182,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         return self._obs_of(self._view), {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions):
+        self._refuse_reentry("step")
         if not self._ready or self._status.any():   # every slot must wait for the learner
             self._ready = False
             raise ResetNeededError("call reset() before step() (the env was never reset, or a step or reset "
@@ -217,6 +221,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         """Legal actions drawn in the kernel from the softmax of ``logits`` (float
         (B, 156)) over each slot's legal actions (on the slot's own seeded stream,
         ``kernel.batch.sample_legal``); illegal entries are never read. Returns int64 (B,)."""
+        self._refuse_reentry("sample_actions")
         if not self._ready:
             raise ResetNeededError("call reset() before sample_actions()")
         with numba_threads(self.num_threads):
@@ -227,6 +232,11 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         return self._lseat.copy()
 
     # ---- internals -------------------------------------------------------------
+    def _refuse_reentry(self, what):
+        if self._in_round:
+            raise RuntimeError(f"{what}() of this env was called from inside one of its opponent callables; "
+                               f"a callable must only return actions")
+
     def _check_actions(self, actions, rows, who, mask):
         """``actions`` as int64, each allowed by ``mask`` (the legal mask the kernel
         published for the seat to act in each slot of ``rows``; callers never
@@ -257,11 +267,18 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         """Hand every slot waiting for an external opponent to it, round by round."""
         if not self._has_external:
             return
-        ready, self._ready = self._ready, False   # a callable that raises or steps the env leaves it needing reset()
+        ready, self._ready = self._ready, False   # a callable that raises leaves the env needing reset()
+        self._in_round = True                     # and it may not step, reset or sample this env
+        try:
+            self._external_rounds()
+        finally:
+            self._in_round = False
+        self._ready = ready
+
+    def _external_rounds(self):
         while True:
             rows = np.flatnonzero(self._status == learner.OPPONENT).astype(np.int64)
             if rows.size == 0:
-                self._ready = ready
                 return
             learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows, self._wss)
             cur = self._st[rows, L.CUR]

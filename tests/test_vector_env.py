@@ -227,9 +227,24 @@ def test_no_action_reaches_the_kernel_past_a_masked_array_or_an_interrupted_roun
     env.reset(seed=3)                    # usable again
     env.step(env.action_masks().argmax(1))
 
-    def reentrant(obs, mask):
-        env2.step(env2.action_masks().argmax(1))
+    for call in ("step", "reset", "sample_actions"):
+        refused = []
 
-    env2 = SeatVectorEnv(2, opponents=reentrant, seat=3)      # seat 3: the opponents act first
-    with pytest.raises(ResetNeededError):
+        def reentrant(obs, mask):
+            try:
+                {"step": lambda: env2.step(np.zeros(2, int)), "reset": lambda: env2.reset(seed=7),
+                 "sample_actions": lambda: env2.sample_actions(np.zeros((2, 156)))}[call]()
+            except RuntimeError as e:
+                refused.append(str(e))
+            return mask.argmax(1)        # the callable swallows the refusal and plays on
+
+        env2 = SeatVectorEnv(2, opponents=reentrant, seat=3)      # seat 3: the opponents act first
+        twin = SeatVectorEnv(2, opponents=lambda obs, mask: mask.argmax(1), seat=3)
         env2.reset(seed=0)
+        twin.reset(seed=0)
+        for _ in range(20):
+            a = env2.action_masks().argmax(1)
+            env2.step(a)
+            twin.step(a)
+        assert refused and all(call in r for r in refused)
+        assert (env2._st == twin._st).all()   # nothing the callable tried changed a game
