@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from .batch import game_seed, publish, publish_seat, restart_slot
 from .core import U64, advance, kernel_jit, mix64, rule_jit
-from .layout import CLOSED, CUR, DELTAS, LEGAL, NLEGAL, PH_OVER, PHASE
+from .layout import CLOSED, CUR, DELTAS, PH_OVER, PHASE
 from .players import agent_action
 
 EXTERNAL = -1                      # an opponent played by a Python callable
@@ -143,18 +143,3 @@ def seat_step_serial(st, rules, wt, dt, view, final, rows, actions, seat, seed, 
     for i in range(rows.shape[0]):
         _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
                    codes, params, acc, status, rewards, term, ws)
-
-
-@kernel_jit
-def first_illegal_rows(st, rows, actions):
-    """The first i whose actions[i] is not legal in slot rows[i], or -1."""
-    for i in range(rows.shape[0]):
-        row = st[rows[i]]
-        ok = False
-        for j in range(row[NLEGAL]):
-            if row[LEGAL + j] == actions[i]:
-                ok = True
-                break
-        if not ok:
-            return i
-    return -1
