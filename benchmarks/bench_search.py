@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from majiang_env import Game, RuleConfig, tables
+from majiang_env import Game, RuleConfig, tables, vector
 from majiang_env.arena import mean_ci
 from majiang_env.kernel import batch
 from majiang_env.kernel import layout as L
@@ -50,11 +50,11 @@ def parse_config(text: str) -> dict:
 def play_games(codes, params, first, n, seed, rules, threads):
     """Per-game stats (n, ST_SIZE) of games first..first+n-1, one game per slot."""
     st = np.zeros((n, L.SIZE), np.int32)
-    mask = np.zeros((n, 156), np.int8)
     stats = np.zeros((n, batch.ST_SIZE), np.int64)
     with numba_threads(threads):
-        batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed), n,
-                              np.asarray(codes, np.int32), params, stats, first, tables.deficiency_table())
+        vector.play_games(st, rules.to_array(True), tables.win_table(), seed, first, n,
+                          np.asarray(codes, np.int32), np.asarray(params, np.float64), stats,
+                          tables.deficiency_table())
     return stats
 
 

@@ -28,7 +28,7 @@ from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES, AGENT_PARAMS, NUM_PARAMS, TABLE_AGENTS, agent_params
+from .kernel.players import AGENT_CODES, AGENT_PARAMS, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
 from .observation import FEAT_SIZE, check_obs_type
 from .rules import NUM_ACTIONS, make_rules
 
@@ -264,10 +264,9 @@ class VectorGame:
         if self._dt is _NO_TABLE and np.isin(codes, TABLE_AGENTS).any():
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
-        run = batch.batch_agent_actions if self._parallel() and len(rows) > 1 else \
-            batch.batch_agent_actions_serial
         with numba_threads(self.num_threads):
-            run(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt, out, self._wss)
+            agent_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt, out,
+                          self._wss, self._parallel() and len(rows) > 1)
         return out
 
     def sample_actions(self, logits, rows=None) -> np.ndarray:
@@ -404,13 +403,12 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     num_threads = check_threads(num_threads)
     B = max(1, min(_positive_int("num_envs", num_envs), int(num_games)))
     st = np.zeros((B, L.SIZE), np.int32)
-    mask = np.zeros((B, NUM_ACTIONS), np.int8)
     stats = np.zeros((B, batch.ST_SIZE), np.int64)
     codes = np.array([c for c, _ in specs], np.int32)
     params = np.array([v for _, v in specs], np.float64)
     dtab = tables.deficiency_table() if np.isin(codes, TABLE_AGENTS).any() else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
-    # one kernel call, or (progress=True) about 50 calls over consecutive game ranges,
+    # one run of play_games, or (progress=True) about 50 over consecutive game ranges,
     # which add up to the same stats
     chunk = num_games if not progress else max(B, -(-num_games // 50))
     bar = _progress_bar(num_games) if progress else None
@@ -418,8 +416,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     for start in range(0, num_games, max(chunk, 1)):
         n = min(chunk, num_games - start)
         with numba_threads(num_threads):
-            batch.selfplay_kernel(st, r, wt, mask, np.uint64(seed), int(n), codes, params, stats,
-                                  int(first_game) + start, dtab)
+            play_games(st, r, wt, seed, int(first_game) + start, int(n), codes, params, stats, dtab)
         if bar is not None:
             bar.update(n)
     dt = time.perf_counter() - t
@@ -430,3 +427,52 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     return {"games": games, "hands": int(s[batch.ST_HANDS]), "decisions": int(s[batch.ST_DECISIONS]),
             "seconds": dt, "mean_points": (s[batch.ST_POINTS:batch.ST_POINTS + 4] / max(1, games)).tolist(),
             "wins": s[batch.ST_WINS:batch.ST_WINS + 4].tolist()}
+
+
+def agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parallel):
+    """out[i] = the action of in-kernel agent codes[i] (parameters params[i]) for the
+    seat to act in slot rows[i] of the state ``st``, on the slot's agent stream
+    rngs[b, 0]: loop agents through ``batch.batch_loop_actions``, others (search)
+    through ``batch.batch_agent_actions``, so the search agent is compiled only
+    when one plays (``kernel/players.py``)."""
+    loop = np.isin(codes, LOOP_AGENTS)
+    if loop.any():
+        part = np.empty(int(loop.sum()), np.int64)
+        run = batch.batch_loop_actions if parallel else batch.batch_loop_actions_serial
+        run(st, rules, rows[loop], codes[loop], rngs, dt, part, wss)
+        out[loop] = part
+    if not loop.all():
+        other = ~loop
+        part = np.empty(int(other.sum()), np.int64)
+        run = batch.batch_agent_actions if parallel else batch.batch_agent_actions_serial
+        run(st, rules, wt, rows[other], codes[other], params[other], rngs, dt, part, wss)
+        out[other] = part
+
+def play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
+    """Play games first..first+num_games-1 of the run from ``seed`` in the B slots of
+    ``st`` (slot b plays first+b, first+b+B, ...; agents ``codes`` / ``params``
+    per seat), adding to ``stats`` (B, ``batch.ST_SIZE``): ``batch.selfplay_kernel``
+    with the loop agents in one call; a seat of another agent (search) stops its
+    slot, and the waiting slots' decisions are made in one ``agent_actions`` call
+    before the kernel resumes them. The same games whatever B and threads."""
+    B = st.shape[0]
+    mask = np.zeros((B, NUM_ACTIONS), np.int8)
+    rngs = np.zeros((B, 1), np.uint64)
+    started = np.zeros(B, np.int64)
+    actions = np.full(B, -1, np.int64)
+    waiting = np.zeros(B, np.bool_)
+    wss = None
+    while True:
+        batch.selfplay_kernel(st, rules, wt, mask, np.uint64(seed), num_games, codes, stats, first, dt, rngs,
+                              started, actions, waiting)
+        rows = np.flatnonzero(waiting).astype(np.int64)
+        if rows.size == 0:
+            return
+        if wss is None:
+            wss = batch.thread_workspaces()
+        seat = st[rows, L.CUR]
+        acts = np.empty(rows.size, np.int64)
+        agent_actions(st, rules, wt, rows, codes[seat], params[seat], rngs, dt, acts, wss,
+                      numba.get_num_threads() > 1 and rows.size > 1)
+        actions[:] = -1
+        actions[rows] = acts

@@ -54,11 +54,11 @@ from .checks import IllegalActionError, ResetNeededError, as_bool, as_seat, as_s
 from .kernel import batch, learner
 from .kernel import layout as L
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES, NUM_PARAMS, agent_params
+from .kernel.players import AGENT_CODES, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
 from .observation import FEAT_SIZE, check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
 from .threads import check_threads, numba_threads
-from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, sample_logits
+from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, agent_actions, sample_logits
 
 __all__ = ["SeatVectorEnv"]
 
@@ -105,7 +105,10 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._codes = np.array([c for c, _, _ in made], np.int32)
         self._params = np.stack([p for _, p, _ in made]).astype(np.float64)
         self._external = [f for _, _, f in made]
-        self._has_external = any(f is not None for f in self._external)
+        # the kernel's loop plays the loop agents; it hands a seat of any other
+        # agent (a callable, or search: players.py) back to _play_external
+        self._loop_codes = np.where(np.isin(self._codes, LOOP_AGENTS), self._codes, learner.EXTERNAL).astype(np.int32)
+        self._has_external = bool((self._loop_codes == learner.EXTERNAL).any())
         self.obs_type = check_obs_type(obs_type)
         if not isinstance(reward_scale, (int, float, np.integer, np.floating)) or isinstance(reward_scale, bool) \
                 or not np.isfinite(reward_scale):
@@ -116,8 +119,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self.rules = make_rules(rules, **options)
         self._rules = self.rules.to_array(auto_forced=True)
         self._wt = tables.win_table()
-        needs_table = obs_type == "features" or any(c in (AGENT_CODES["greedy"], AGENT_CODES.get("search", -9))
-                                                    for c in self._codes)
+        needs_table = obs_type == "features" or bool(np.isin(self._codes, TABLE_AGENTS).any())
         self._dt = tables.deficiency_table() if needs_table else np.zeros((1, tables.DEF_COLS), np.uint16)
 
         self.single_observation_space = observation_space(obs_type)
@@ -173,8 +175,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         run = learner.seat_reset if self._parallel(self.num_envs) else learner.seat_reset_serial
         with numba_threads(self.num_threads):
             run(self._st, self._rules, self._wt, self._dt, self._view, self._seat_code, np.uint64(self._seed),
-                self._lseat, self._gidx, self._rngs, self._codes, self._params, self._acc, self._status,
-                self._wss)
+                self._lseat, self._gidx, self._rngs, self._loop_codes, self._acc, self._status, self._wss)
         self._term[:] = False
         self._rewards[:] = 0
         self._play_external()
@@ -260,11 +261,12 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         run = learner.seat_step if self._parallel(len(rows)) else learner.seat_step_serial
         with numba_threads(self.num_threads):
             run(self._st, self._rules, self._wt, self._dt, self._view, self._final, rows, actions,
-                self._seat_code, np.uint64(self._seed), self._lseat, self._gidx, self._rngs, self._codes,
-                self._params, self._acc, self._status, self._rewards, self._term, self._wss)
+                self._seat_code, np.uint64(self._seed), self._lseat, self._gidx, self._rngs, self._loop_codes,
+                self._acc, self._status, self._rewards, self._term, self._wss)
 
     def _play_external(self):
-        """Hand every slot waiting for an external opponent to it, round by round."""
+        """Hand every slot waiting for an external opponent to it, round by round
+        (a callable, or an in-kernel agent the kernel's loop does not play)."""
         if not self._has_external:
             return
         ready, self._ready = self._ready, False   # a callable that raises leaves the env needing reset()
@@ -280,13 +282,16 @@ class SeatVectorEnv(gym.vector.VectorEnv):
             rows = np.flatnonzero(self._status == learner.OPPONENT).astype(np.int64)
             if rows.size == 0:
                 return
-            learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows, self._wss)
             cur = self._st[rows, L.CUR]
             actions = np.empty(rows.size, np.int64)
             offset = (cur - self._lseat[rows]) % 4 - 1
             for j in np.unique(offset):
                 sel = offset == j
                 fn = self._external[j]
+                if fn is None:              # an in-kernel agent: decided in the kernel, legal by construction
+                    actions[sel] = self._agent_actions(j, rows[sel])
+                    continue
+                learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows[sel], self._wss)
                 out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
                 try:
                     actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})",
@@ -294,6 +299,15 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                 except IllegalActionError as e:   # the learner's actions are applied already
                     raise IllegalActionError(f"{e}; the env needs reset()") from None
             self._run_step(rows, actions)
+
+    def _agent_actions(self, j, rows):
+        """The actions in-kernel opponent j chooses in slots ``rows`` (from each slot's agent stream)."""
+        out = np.empty(rows.size, np.int64)
+        with numba_threads(self.num_threads):
+            agent_actions(self._st, self._rules, self._wt, rows, np.full(rows.size, self._codes[j], np.int32),
+                          np.tile(self._params[j], (rows.size, 1)), self._rngs, self._dt, out, self._wss,
+                          self._parallel(rows.size) and rows.size > 1)
+        return out
 
     def close_extras(self, **kwargs):
         pass

@@ -7,13 +7,12 @@ import majiang_env
 from greedy_reference import RefPolicy
 from agents import GreedyAgent, RandomAgent, game_obs
 from majiang_env import Game, RuleConfig, selfplay, tables
-from majiang_env.kernel import batch
 from majiang_env.kernel import greedy as KA
 from majiang_env.kernel import layout as L
 from majiang_env.kernel.core import U64, mix64, rand_below
 from majiang_env.kernel.players import NUM_PARAMS
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_SCALAR, OBS_SIDE, OBS_SIZE, S_LAP)
-from majiang_env.vector import game_seed
+from majiang_env.vector import game_seed, play_games
 
 B, R, Y, G = 0, 9, 18, 27  # first kind of each face colour: blue 1 = B + 0, red 5 = R + 4, ...
 
@@ -208,10 +207,9 @@ def test_selfplay_kernel_decisions_equal_python_agents(rules):
     seed = 5
     for gi in range(3):
         st = np.zeros((1, L.SIZE), np.int32)
-        mask = np.zeros((1, 156), np.int8)
         stats = np.zeros((1, 11), np.int64)
-        batch.selfplay_kernel(st, rules.to_array(True), tables.win_table(), mask, np.uint64(seed), 1,
-                              codes, np.zeros((4, NUM_PARAMS)), stats, gi, dt)
+        play_games(st, rules.to_array(True), tables.win_table(), seed, gi, 1, codes, np.zeros((4, NUM_PARAMS)),
+                   stats, dt)
         kernel_game = Game(rules, seed=game_seed(seed, gi))
         kernel_game._st[:] = st[0]
         # the same game in Python: one rng stream shared by all seats, as in the kernel

@@ -57,10 +57,13 @@ def _replay(game_index, decisions, opponent, seed=7):
             return gained, True
 
 
-@pytest.mark.parametrize("opponent,B", [("greedy", 3), ("random", 5)])
-def test_games_equal_vectorgame_with_the_same_agents(opponent, B):
+@pytest.mark.parametrize("opponent,B,steps", [("greedy", 3, 150), ("random", 5, 150),
+                                               (("search", {"samples": 2, "budget": 200}), 2, 60)])
+def test_games_equal_vectorgame_with_the_same_agents(opponent, B, steps):
+    """(The kernel's loop plays greedy and random opponents itself and hands a search
+    opponent back to Python, which decides for every waiting slot in one call.)"""
     env = SeatVectorEnv(B, opponents=opponent, seat="random", num_threads=1)
-    log, rewards = _run(env, 150, np.random.default_rng(0))
+    log, rewards = _run(env, steps, np.random.default_rng(0))
     for b in range(B):
         by_game = {}
         for g, s, a in log[b]:

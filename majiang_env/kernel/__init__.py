@@ -58,30 +58,38 @@ def _invalidate_stale_cache():
 _invalidate_stale_cache()
 
 # ---- first-run compile notice ------------------------------------------------
-# Measured on a 2-core Intel Xeon VM with a cold cache (fresh process each, load
-# about 1): import + Game(seed=0).step(...) 9.7-9.8 s; then selfplay(10) 36 s
-# more; SeatVectorEnv(256, opponents="greedy", obs_type="features") reset + first
-# step 77 s in all (the game kernel's 10 s included), then VectorGame(features)
-# + policy_actions 26 s more (docs/performance.md, "Cold start"). On the current
-# kernel (no reference counting, rule functions inlined by LLVM): 11.0 s for the
-# first Game step, 35.9 s more for selfplay(10).
+# Measured with ``benchmarks/bench_cold.py --search`` (a copy of the package with
+# an empty cache, one fresh process, the stages in this order; 2-core Intel Xeon
+# VM, load about 1): import + a first Game step 15.4 s; selfplay(10) 31.0 s
+# more; SeatVectorEnv(256, "greedy", features) reset + step 50.2 s more;
+# VectorGame(1024, features) reset + sample_step 29.5 s and policy_actions
+# ("greedy") 22.0 s more; a selfplay with a search seat 41.1 s more
+# (docs/performance.md, "Cold start").
 COMPILE_MESSAGES = {
-    "kernel": "majiang_env: compiling the kernel once, about 13 s "
+    "kernel": "majiang_env: compiling the kernel once, about 15 s "
               "(numba; later runs load it from the cache) ...",
     "selfplay": "majiang_env: compiling the self-play kernel once, about {s} s "
                 "(numba; later runs load it from the cache) ...",
+    "seat": "majiang_env: compiling SeatVectorEnv's kernels once, up to about {s} s "
+            "(numba; later runs load them from the cache) ...",
     "vector": "majiang_env: compiling the batched kernels once, up to about {s} s "
               "(numba; later runs load them from the cache) ...",
+    "search": "majiang_env: compiling the search agent once, about {s} s "
+              "(numba; later runs load it from the cache) ...",
 }
 # seconds for the batched parts when the game kernel is cached / not yet
-_BATCH_SECONDS = {"selfplay": (35, 45), "vector": (65, 75)}
+_BATCH_SECONDS = {"selfplay": (30, 45), "seat": (70, 85), "vector": (55, 70), "search": (40, 55)}
 _announced = set()
 
 
 def compile_part(module: str, name: str) -> str:
     """Which part of the kernel a compile of ``module.name`` belongs to."""
+    if module.endswith(".learner"):
+        return "seat"
     if module.endswith(".batch"):
-        return "selfplay" if name in ("selfplay_kernel", "play_game") else "vector"
+        if name in ("selfplay_kernel", "play_slot"):
+            return "selfplay"
+        return "search" if name.startswith("batch_agent_actions") else "vector"
     return "kernel"
 
 

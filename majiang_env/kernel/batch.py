@@ -9,7 +9,7 @@ from .layout import (CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHAS
                      WIN_W, W_BASE, W_SEAT)
 from .features import features
 from .observe import observe
-from .players import AGENT_RANDOM, AGENT_GREEDY, agent_action, new_workspace  # noqa: F401 (re-exported)
+from .players import AGENT_RANDOM, AGENT_GREEDY, agent_action, loop_action, new_workspace  # noqa: F401
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
 
 # columns of selfplay's per-slot stats
@@ -48,7 +48,7 @@ def thread_workspaces():
     return tuple(np.zeros((n,) + a.shape, a.dtype) for a in new_workspace())
 
 
-@rule_jit
+@kernel_jit
 def publish_seat(st, rules, dt, view, b, seat, work):
     """Write ``seat``'s view of slot b into ``view = (mask, obs, feat, player)``:
     its legal mask (zeros unless it is to act), the player to act, its
@@ -67,7 +67,7 @@ def publish_seat(st, rules, dt, view, b, seat, work):
         features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
-@rule_jit
+@kernel_jit
 def publish(st, rules, dt, view, b, work):
     """Slot b's view for the player to act (see ``publish_seat``)."""
     publish_seat(st, rules, dt, view, b, st[b, CUR], work)
@@ -87,9 +87,15 @@ def restart_slot(st, rules, wt, gidx, rngs, seed, b, g):
 # threads) and a serial one: a parallel region must wake every thread and wait
 # for the slowest, which for a few games, one thread or busy cores costs more
 # than the games themselves. ``vector.VectorGame`` picks one.
+#
+# Inside a parallel loop the index is passed on as ``np.int64(i)``: numba types
+# a ``prange`` index as int64 when it first reads the function but as uint64
+# in the parallel region it builds, so every function called with the bare
+# index would be compiled twice (minutes for the loops that play agents).
 @njit(cache=True, parallel=True)
 def batch_reset(st, rules, wt, dt, view, gidx, rngs, seed, wss):
-    for b in prange(st.shape[0]):
+    for i in prange(st.shape[0]):
+        b = np.int64(i)
         restart_slot(st, rules, wt, gidx, rngs, seed, b, b)
         publish(st, rules, dt, view, b, wss[2][numba.get_thread_id()])
 
@@ -116,7 +122,7 @@ def first_illegal(st, actions):
     return -1
 
 
-@rule_jit
+@kernel_jit
 def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, work):
     """Slot b: apply its action, write ``result = (rewards, done, closed)``; a
     finished game restarts as game gidx[b] + B (same-step autoreset)."""
@@ -135,7 +141,8 @@ def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wo
 
 @njit(cache=True, parallel=True)
 def batch_step(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, wss):
-    for b in prange(st.shape[0]):
+    for i in prange(st.shape[0]):
+        b = np.int64(i)
         _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][numba.get_thread_id()])
 
 
@@ -146,9 +153,28 @@ def batch_step_serial(st, rules, wt, dt, view, result, gidx, rngs, actions, seed
 
 
 @kernel_jit
+def batch_loop_actions_serial(st, rules, rows, codes, rngs, dt, out, wss):
+    """out[i] = the action loop agent codes[i] (``players.LOOP_AGENTS``) chooses for
+    the seat to act in slot rows[i], drawing from that slot's agent stream."""
+    obs, mask, work = wss[0][0], wss[1][0], wss[2][0]
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        out[i] = loop_action(st[b], rules, codes[i], rngs[b, 0:1], dt, obs, mask, work)
+
+
+@njit(cache=True, parallel=True)
+def batch_loop_actions(st, rules, rows, codes, rngs, dt, out, wss):
+    for j in prange(rows.shape[0]):
+        i = np.int64(j)
+        t = numba.get_thread_id()
+        b = rows[i]
+        out[i] = loop_action(st[b], rules, codes[i], rngs[b, 0:1], dt, wss[0][t], wss[1][t], wss[2][t])
+
+
+@kernel_jit
 def batch_agent_actions_serial(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
-    """out[i] = the action in-kernel agent codes[i] (parameters params[i]) chooses
-    for the seat to act in slot rows[i], drawing from that slot's agent stream."""
+    """``batch_loop_actions`` for any in-kernel agent (parameters params[i]), the
+    search agent included: the kernel that compiles it."""
     obs, mask, work, scratch = wss[0][0], wss[1][0], wss[2][0], wss[3][0]
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -157,7 +183,8 @@ def batch_agent_actions_serial(st, rules, wt, rows, codes, params, rngs, dt, out
 
 @njit(cache=True, parallel=True)
 def batch_agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss):
-    for i in prange(rows.shape[0]):
+    for j in prange(rows.shape[0]):
+        i = np.int64(j)
         t = numba.get_thread_id()
         obs, mask, work, scratch = wss[0][t], wss[1][t], wss[2][t], wss[3][t]
         b = rows[i]
@@ -227,7 +254,8 @@ def sample_legal(st, rows, logits, rngs, out):
 def sample_legal_parallel(st, rows, logits, rngs, out):
     """``sample_legal`` over numba's threads (each row has its own stream)."""
     bad = np.full(rows.shape[0], False)
-    for i in prange(rows.shape[0]):
+    for j in prange(rows.shape[0]):
+        i = np.int64(j)
         bad[i] = not _sample_row(st, rows, logits, rngs, out, i)
     for i in range(rows.shape[0]):
         if bad[i]:
@@ -243,12 +271,14 @@ def batch_sample_step(st, rules, wt, dt, view, result, gidx, rngs, logits, actio
     first bad row (nothing stepped, its draws not made) or -1."""
     B = st.shape[0]
     bad = np.full(B, False)
-    for b in prange(B):
+    for i in prange(B):
+        b = np.int64(i)
         bad[b] = not _sample_slot(st, b, logits, b, rngs, actions)
     for b in range(B):
         if bad[b]:
             return b
-    for b in prange(B):
+    for i in prange(B):
+        b = np.int64(i)
         _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, wss[2][numba.get_thread_id()])
     return -1
 
@@ -264,18 +294,8 @@ def batch_sample_step_serial(st, rules, wt, dt, view, result, gidx, rngs, logits
 
 
 @kernel_jit
-def play_game(row, rules, wt, seed, g, agents, params, dt, rng, obs, mask, work, scratch, stats):
-    """Play game g of a run in ``row``; add games, hands, decisions, points x4 and
-    wins x4 to ``stats``. agents[seat]: an in-kernel agent code (``players.py``)
-    with parameters params[seat]; ``dt`` is the deficiency table the greedy
-    policy reads. One rng stream per game (``agent_stream``) serves all seats."""
-    n = _restart(row, rules, wt, seed, g)
-    rng[0] = agent_stream(seed, g)
-    while n > 0:
-        p = row[CUR]
-        a = agent_action(row, rules, wt, agents[p], rng, dt, params[p], obs, mask, work, scratch)
-        n = advance(row, rules, wt, a)
-        stats[ST_DECISIONS] += 1
+def count_game(row, rules, stats):
+    """Add a finished game to a slot's ``stats``: games, hands, final points x4, wins x4."""
     stats[ST_GAMES] += 1
     hands = rules[R_HANDS]
     stats[ST_HANDS] += hands
@@ -288,14 +308,52 @@ def play_game(row, rules, wt, seed, g, agents, params, dt, rng, obs, mask, work,
                 stats[ST_WINS + row[w + W_SEAT]] += 1
 
 
+@kernel_jit
+def _decide(row, rules, wt, action, stats):
+    stats[ST_DECISIONS] += 1
+    if advance(row, rules, wt, action) == 0:
+        count_game(row, rules, stats)
+
+
+@kernel_jit
+def play_slot(row, rules, wt, seed, g0, step, end, agents, dt, rng, obs, mask, work, stats, started, b,
+              action):
+    """Slot b of a selfplay run plays games g0, g0 + step, ... below ``end`` (one
+    agent stream per game, ``agent_stream``, serves all its seats; agents[seat]
+    is an in-kernel agent code); ``started[b]`` counts the games it began and
+    ``stats`` gets what ``count_game`` counts, plus the decisions. First applies
+    ``action`` (>= 0: the decision Python made for the seat the slot waits for).
+    Returns True when a seat whose agent is not a loop agent is to act (the slot
+    waits), False when the slot's games are all played."""
+    if action >= 0:
+        _decide(row, rules, wt, action, stats)
+    while True:
+        if started[b] == 0 or row[PHASE] == PH_OVER:   # no game in progress: the next one
+            g = g0 + started[b] * step
+            if g >= end:
+                return False
+            started[b] += 1
+            rng[0] = agent_stream(seed, g)
+            if _restart(row, rules, wt, seed, g) == 0:
+                count_game(row, rules, stats)
+            continue
+        code = agents[row[CUR]]
+        if code != AGENT_RANDOM and code != AGENT_GREEDY:
+            return True
+        _decide(row, rules, wt, loop_action(row, rules, code, rng, dt, obs, mask, work), stats)
+
+
 @njit(cache=True, parallel=True)
-def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, params, stats, first, dt):
-    """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...);
-    stats[b] accumulates what ``play_game`` counts."""
+def selfplay_kernel(st, rules, wt, mask, seed, num_games, agents, stats, first, dt, rngs, started, actions,
+                    waiting):
+    """Play games first..first+num_games-1 (slot b plays first+b, first+b+B, ...)
+    with the loop agents; stats[b] accumulates what ``play_slot`` counts. A slot
+    whose seat to act has another agent stops with waiting[b] = True; call again
+    with that seat's action in actions[b] (-1 elsewhere) to go on, with the same
+    ``rngs`` (B, 1) and ``started`` (B,), zero at the first call of a run."""
     B = st.shape[0]
-    for b in prange(B):
-        rng = np.zeros(1, np.uint64)
-        obs, _, work, scratch = new_workspace()
-        for k in range((num_games - b + B - 1) // B):
-            play_game(st[b], rules, wt, seed, first + b + k * B, agents, params, dt, rng, obs, mask[b], work,
-                      scratch, stats[b])
+    for i in prange(B):
+        b = np.int64(i)
+        obs, _, work, _ = new_workspace()
+        waiting[b] = play_slot(st[b], rules, wt, seed, first + b, B, first + num_games, agents, dt, rngs[b],
+                               obs, mask[b], work, stats[b], started, b, actions[b])

@@ -3,8 +3,9 @@ seats played inside the kernel (or, for an external opponent, handed back to
 Python once per step for all waiting slots).
 
 Per slot b: ``lseat[b]`` is the learner's seat in the slot's current game;
-``codes[j]`` / ``params[j]`` the opponent at seat ``lseat + 1 + j`` (an
-in-kernel agent code of ``players.py``, or ``EXTERNAL``); ``acc[b]`` the
+``codes[j]`` the opponent at seat ``lseat + 1 + j`` (a loop agent of
+``players.py``, or ``EXTERNAL``: played by Python, a callable or an in-kernel
+agent the loop does not play, such as search); ``acc[b]`` the
 learner's point change not yet reported; ``status[b]`` what the slot waits
 for (``LEARNER``, ``OPPONENT`` = an external opponent, ``OVER``).
 ``rngs[b] = (agent stream, sampling stream)`` restart with each game.
@@ -16,9 +17,9 @@ from numba import njit, prange
 from .batch import game_seed, publish, publish_seat, restart_slot
 from .core import U64, advance, kernel_jit, mix64, rule_jit
 from .layout import CLOSED, CUR, DELTAS, PH_OVER, PHASE
-from .players import agent_action
+from .players import loop_action
 
-EXTERNAL = -1                      # an opponent played by a Python callable
+EXTERNAL = -1                      # an opponent the loop hands back to Python
 LEARNER, OPPONENT, OVER = 0, 1, 2  # status of a slot
 
 
@@ -37,12 +38,12 @@ def _add_closed(row, seat, acc, b):
         acc[b] += row[DELTAS + h * 4 + seat]
 
 
-@rule_jit
-def _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws):
-    """Let the in-kernel opponents of slot b act until the learner is to act, an
-    external opponent is, or the game is over; return the slot's status."""
+@kernel_jit
+def _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws):
+    """Let the loop agents among slot b's opponents act until the learner is to
+    act, an external opponent is, or the game is over; return the slot's status."""
     row = st[b]
-    obs, mask, work, scratch = ws
+    obs, mask, work = ws[0], ws[1], ws[2]
     while row[PHASE] != PH_OVER:
         p = row[CUR]
         if p == lseat[b]:
@@ -50,7 +51,7 @@ def _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws):
         j = (p - lseat[b]) % 4 - 1
         if codes[j] == EXTERNAL:
             return OPPONENT
-        a = agent_action(row, rules, wt, codes[j], rngs[b, 0:1], dt, params[j], obs, mask, work, scratch)
+        a = loop_action(row, rules, codes[j], rngs[b, 0:1], dt, obs, mask, work)
         advance(row, rules, wt, a)
         _add_closed(row, lseat[b], acc, b)
     return OVER
@@ -62,19 +63,22 @@ def _start(st, rules, wt, b, g, seat, seed, lseat, gidx, rngs):
     lseat[b] = learner_seat(seed, g, seat)
 
 
-@rule_jit
-def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, params, acc,
+@kernel_jit
+def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, acc,
                  status, rewards, term, ws):
     """After the slot's last action: play the in-kernel opponents; a finished game
-    reports its reward and final observation and restarts (same-step autoreset)."""
-    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
-    if status[b] == OVER:
+    reports its reward and final observation and restarts (same-step autoreset),
+    and its opponents play on in the new game (the loop runs twice at most: one
+    call site, so the opponents' code is compiled into the step once)."""
+    for again in range(2):
+        status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
+        if status[b] != OVER or again:
+            break
         rewards[b] += acc[b]
         acc[b] = 0
         term[b] = True
         publish_seat(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
         _start(st, rules, wt, b, gidx[b] + st.shape[0], seat, seed, lseat, gidx, rngs)
-        status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
     if status[b] == LEARNER:
         publish(st, rules, dt, view, b, ws[2])
         if not term[b]:  # a finished game's reward went out with it; a new game's waits
@@ -91,55 +95,57 @@ def publish_rows(st, rules, dt, view, rows, wss):
 
 
 @kernel_jit
-def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws):
+def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, acc, status, ws):
     _start(st, rules, wt, b, b, seat, seed, lseat, gidx, rngs)
     acc[b] = 0
-    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, params, rngs, acc, ws)
+    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
     if status[b] == LEARNER:
         publish(st, rules, dt, view, b, ws[2])
 
 
 @njit(cache=True, parallel=True)
-def seat_reset(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
-    for b in prange(st.shape[0]):
+def seat_reset(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, acc, status, wss):
+    for i in prange(st.shape[0]):
+        b = np.int64(i)   # (see batch.py: a bare prange index compiles the callees twice)
         t = numba.get_thread_id()
-        ws = (wss[0][t], wss[1][t], wss[2][t], wss[3][t])
-        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
+        ws = (wss[0][t], wss[1][t], wss[2][t])
+        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, acc, status, ws)
 
 
 @kernel_jit
-def seat_reset_serial(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, params, acc, status, wss):
-    ws = (wss[0][0], wss[1][0], wss[2][0], wss[3][0])
+def seat_reset_serial(st, rules, wt, dt, view, seat, seed, lseat, gidx, rngs, codes, acc, status, wss):
+    ws = (wss[0][0], wss[1][0], wss[2][0])
     for b in range(st.shape[0]):
-        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, params, acc, status, ws)
+        _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, acc, status, ws)
 
 
-@rule_jit
-def _step_slot(st, rules, wt, dt, view, final, b, a, seat, seed, lseat, gidx, rngs, codes, params, acc,
+@kernel_jit
+def _step_slot(st, rules, wt, dt, view, final, b, a, seat, seed, lseat, gidx, rngs, codes, acc,
                status, rewards, term, ws):
     """Apply action a of whoever slot b waits for, then play on."""
     row = st[b]
     advance(row, rules, wt, a)
     _add_closed(row, lseat[b], acc, b)
-    _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, params, acc,
+    _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rngs, codes, acc,
                  status, rewards, term, ws)
 
 
 @njit(cache=True, parallel=True)
-def seat_step(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes, params,
+def seat_step(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes,
               acc, status, rewards, term, wss):
     """Apply actions[i] in slot rows[i] (each legal for the seat to act there)."""
-    for i in prange(rows.shape[0]):
+    for j in prange(rows.shape[0]):
+        i = np.int64(j)
         t = numba.get_thread_id()
-        ws = (wss[0][t], wss[1][t], wss[2][t], wss[3][t])
+        ws = (wss[0][t], wss[1][t], wss[2][t])
         _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
-                   codes, params, acc, status, rewards, term, ws)
+                   codes, acc, status, rewards, term, ws)
 
 
 @kernel_jit
 def seat_step_serial(st, rules, wt, dt, view, final, rows, actions, seat, seed, lseat, gidx, rngs, codes,
-                     params, acc, status, rewards, term, wss):
-    ws = (wss[0][0], wss[1][0], wss[2][0], wss[3][0])
+                     acc, status, rewards, term, wss):
+    ws = (wss[0][0], wss[1][0], wss[2][0])
     for i in range(rows.shape[0]):
         _step_slot(st, rules, wt, dt, view, final, rows[i], actions[i], seat, seed, lseat, gidx, rngs,
-                   codes, params, acc, status, rewards, term, ws)
+                   codes, acc, status, rewards, term, ws)

@@ -8,6 +8,15 @@
                          greedy policy (parameters ``search.P_*``)
 =================  ====  ======================================================
 
+The batch loops (``batch.selfplay_kernel``, ``learner``'s opponents,
+``batch.batch_loop_actions``) play the **loop agents** (random, greedy) themselves
+through :func:`loop_action`; a seat of any other agent (search) makes the loop
+stop and hand the slot back to Python, which decides for all such slots at once
+with ``batch.batch_agent_actions`` (:func:`agent_action`: every agent) and
+resumes the loop. The loops' compiled code then holds only the cheap agents:
+numba compiles the search agent (about four times the code of the rest) only
+for the kernels that call it, and only when a search agent plays.
+
 Every agent decides for the seat to act, ``row[CUR]``, from what that seat may
 see (the greedy policy reads only the observation). ``rng`` is the agent's
 splitmix64 stream (``uint64[1]``); ``params`` (float64[NUM_PARAMS]) holds the
@@ -34,6 +43,7 @@ AGENT_GREEDY = 1
 AGENT_SEARCH = 2
 AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "search": AGENT_SEARCH}
 TABLE_AGENTS = (AGENT_GREEDY, AGENT_SEARCH)   # the agents that read the deficiency table
+LOOP_AGENTS = (AGENT_RANDOM, AGENT_GREEDY)    # the agents the batch loops play themselves (loop_action)
 NUM_PARAMS = 8      # length of an agent's parameter vector
 NUM_ROWS = 4        # scratch state rows of a workspace (for agents that simulate)
 
@@ -108,14 +118,21 @@ def new_workspace():
 
 
 @kernel_jit
-def agent_action(row, rules, wt, code, rng, dt, params, obs, mask, work, rows):
-    """The action of in-kernel agent ``code`` for the seat to act in ``row``
-    (which must have a legal action). ``dt`` is the deficiency table (greedy, search)."""
+def loop_action(row, rules, code, rng, dt, obs, mask, work):
+    """The action of loop agent ``code`` (``LOOP_AGENTS``) for the seat to act in
+    ``row`` (which must have a legal action); ``dt`` is the deficiency table (greedy)."""
     if code == AGENT_GREEDY:
-        p = row[CUR]
-        observe(row, rules, p, obs)
+        observe(row, rules, row[CUR], obs)
         write_mask(row, mask)
         return greedy_action(obs, mask, rng, dt, rules[R_CHOW_OFF], rules[R_KUIKAE], work)
+    return row[LEGAL + rand_below(rng, 0, row[NLEGAL])]
+
+
+@kernel_jit
+def agent_action(row, rules, wt, code, rng, dt, params, obs, mask, work, rows):
+    """The action of in-kernel agent ``code`` (any of ``AGENT_CODES``) for the seat
+    to act in ``row`` (which must have a legal action). ``dt`` is the deficiency
+    table (greedy, search)."""
     if code == AGENT_SEARCH:
         return search_action(row, rules, wt, rng, dt, params, obs, mask, work, rows)
-    return row[LEGAL + rand_below(rng, 0, row[NLEGAL])]
+    return loop_action(row, rules, code, rng, dt, obs, mask, work)
