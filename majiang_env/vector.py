@@ -432,21 +432,15 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
 def agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parallel):
     """out[i] = the action of in-kernel agent codes[i] (parameters params[i]) for the
     seat to act in slot rows[i] of the state ``st``, on the slot's agent stream
-    rngs[b, 0]: loop agents through ``batch.batch_loop_actions``, others (search)
-    through ``batch.batch_agent_actions``, so the search agent is compiled only
-    when one plays (``kernel/players.py``)."""
-    loop = np.isin(codes, LOOP_AGENTS)
-    if loop.any():
-        part = np.empty(int(loop.sum()), np.int64)
+    rngs[b, 0], in row order: through ``batch.batch_loop_actions`` when every agent
+    is a loop agent, else ``batch.batch_agent_actions`` (which compiles the search
+    agent: ``kernel/players.py``)."""
+    if np.isin(codes, LOOP_AGENTS).all():
         run = batch.batch_loop_actions if parallel else batch.batch_loop_actions_serial
-        run(st, rules, rows[loop], codes[loop], rngs, dt, part, wss)
-        out[loop] = part
-    if not loop.all():
-        other = ~loop
-        part = np.empty(int(other.sum()), np.int64)
+        run(st, rules, rows, codes, rngs, dt, out, wss)
+    else:
         run = batch.batch_agent_actions if parallel else batch.batch_agent_actions_serial
-        run(st, rules, wt, rows[other], codes[other], params[other], rngs, dt, part, wss)
-        out[other] = part
+        run(st, rules, wt, rows, codes, params, rngs, dt, out, wss)
 
 def play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
     """Play games first..first+num_games-1 of the run from ``seed`` in the B slots of

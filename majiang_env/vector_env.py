@@ -109,6 +109,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         # agent (a callable, or search: players.py) back to _play_external
         self._loop_codes = np.where(np.isin(self._codes, LOOP_AGENTS), self._codes, learner.EXTERNAL).astype(np.int32)
         self._has_external = bool((self._loop_codes == learner.EXTERNAL).any())
+        self._in_kernel = np.array([f is None for f in self._external]) & (self._loop_codes == learner.EXTERNAL)
         self.obs_type = check_obs_type(obs_type)
         if not isinstance(reward_scale, (int, float, np.integer, np.floating)) or isinstance(reward_scale, bool) \
                 or not np.isfinite(reward_scale):
@@ -285,12 +286,12 @@ class SeatVectorEnv(gym.vector.VectorEnv):
             cur = self._st[rows, L.CUR]
             actions = np.empty(rows.size, np.int64)
             offset = (cur - self._lseat[rows]) % 4 - 1
-            for j in np.unique(offset):
+            agent = self._in_kernel[offset]   # in-kernel agents: decided in one kernel call, legal by construction
+            if agent.any():
+                actions[agent] = self._agent_actions(rows[agent], offset[agent])
+            for j in np.unique(offset[~agent]):
                 sel = offset == j
                 fn = self._external[j]
-                if fn is None:              # an in-kernel agent: decided in the kernel, legal by construction
-                    actions[sel] = self._agent_actions(j, rows[sel])
-                    continue
                 learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows[sel], self._wss)
                 out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
                 try:
@@ -300,13 +301,15 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                     raise IllegalActionError(f"{e}; the env needs reset()") from None
             self._run_step(rows, actions)
 
-    def _agent_actions(self, j, rows):
-        """The actions in-kernel opponent j chooses in slots ``rows`` (from each slot's agent stream)."""
+    def _agent_actions(self, rows, opponent):
+        """The actions in-kernel opponents ``opponent[i]`` (0-2) choose in slots ``rows[i]``
+        (from each slot's agent stream), over numba's threads when there are several
+        (each is a search: milliseconds, worth waking the threads for)."""
         out = np.empty(rows.size, np.int64)
+        threads = self.num_threads or numba.get_num_threads()
         with numba_threads(self.num_threads):
-            agent_actions(self._st, self._rules, self._wt, rows, np.full(rows.size, self._codes[j], np.int32),
-                          np.tile(self._params[j], (rows.size, 1)), self._rngs, self._dt, out, self._wss,
-                          self._parallel(rows.size) and rows.size > 1)
+            agent_actions(self._st, self._rules, self._wt, rows, self._codes[opponent], self._params[opponent],
+                          self._rngs, self._dt, out, self._wss, threads > 1 and rows.size > 1)
         return out
 
     def close_extras(self, **kwargs):

@@ -324,6 +324,18 @@ def test_policy_actions_play_the_selfplay_games():
     assert stats["mean_points"] == (points / B).tolist()
 
 
+def test_policy_actions_draw_in_row_order_when_search_and_loop_agents_mix():
+    """Rows of search and of loop agents (random, greedy) go through one kernel call
+    in row order, so even repeated slots draw from their stream as one at a time."""
+    agents = [("search", {"samples": 1, "budget": 50}), "random", "random", "greedy", "random"]
+    together, alone = VectorGame(1, seed=3), VectorGame(1, seed=3)
+    together.reset()
+    alone.reset()
+    both = together.policy_actions(agents, [0] * len(agents))
+    each = [int(alone.policy_actions(a, [0])[0]) for a in agents]
+    assert both.tolist() == each
+
+
 def test_parameters_are_checked():
     assert set(AGENT_PARAMS["search"]) == {"samples", "budget", "search_wins", "confidence", "width", "opponents"}
     assert agent_params("search", {"opponents": "greedy"})[S.P_OPPONENTS] == S.OPP_GREEDY == S.DEFAULT_OPPONENTS
