@@ -60,13 +60,13 @@ _invalidate_stale_cache()
 # ---- first-run compile notice ------------------------------------------------
 # Measured with ``benchmarks/bench_cold.py --search`` (a copy of the package with
 # an empty cache, one fresh process, the stages in this order; 2-core Intel Xeon
-# VM, load about 1): import + a first Game step 15.4 s; selfplay(10) 31.0 s
-# more; SeatVectorEnv(256, "greedy", features) reset + step 50.2 s more;
-# VectorGame(1024, features) reset + sample_step 29.5 s and policy_actions
-# ("greedy") 22.0 s more; a selfplay with a search seat 41.1 s more
+# VM, load about 1): import + a first Game step 17.6 s; selfplay(10) 35.8 s
+# more; SeatVectorEnv(256, "greedy", features) reset + step 58.3 s more;
+# VectorGame(1024, features) reset + sample_step 26.9 s and policy_actions
+# ("greedy") 19.1 s more; a selfplay with a search seat 38.7 s more
 # (docs/performance.md, "Cold start").
 COMPILE_MESSAGES = {
-    "kernel": "majiang_env: compiling the kernel once, about 15 s "
+    "kernel": "majiang_env: compiling the kernel once, about 15-20 s "
               "(numba; later runs load it from the cache) ...",
     "selfplay": "majiang_env: compiling the self-play kernel once, about {s} s "
                 "(numba; later runs load it from the cache) ...",

@@ -48,7 +48,7 @@ def thread_workspaces():
     return tuple(np.zeros((n,) + a.shape, a.dtype) for a in new_workspace())
 
 
-@kernel_jit
+@rule_jit
 def publish_seat(st, rules, dt, view, b, seat, work):
     """Write ``seat``'s view of slot b into ``view = (mask, obs, feat, player)``:
     its legal mask (zeros unless it is to act), the player to act, its
@@ -67,7 +67,7 @@ def publish_seat(st, rules, dt, view, b, seat, work):
         features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
-@kernel_jit
+@rule_jit
 def publish(st, rules, dt, view, b, work):
     """Slot b's view for the player to act (see ``publish_seat``)."""
     publish_seat(st, rules, dt, view, b, st[b, CUR], work)
@@ -122,7 +122,7 @@ def first_illegal(st, actions):
     return -1
 
 
-@kernel_jit
+@rule_jit
 def _step_slot(st, rules, wt, dt, view, result, gidx, rngs, actions, seed, b, work):
     """Slot b: apply its action, write ``result = (rewards, done, closed)``; a
     finished game restarts as game gidx[b] + B (same-step autoreset)."""

@@ -40,12 +40,11 @@ U64 = np.uint64
 kernel_jit = njit(cache=True, _nrt=False)
 # The small rule functions a decision runs through are inlined into their callers
 # by LLVM (``forceinline``), so splitting the rules into one function each costs
-# no calls. Not for a function that holds an agent or the features encoding:
-# numba compiles each function called from compiled code on its own and then
-# optimizes it again inside each caller, so forcing a big body into its callers
-# multiplies the compile time (the batch loops of ``learner.py`` took minutes
-# each, docs/performance.md "Cold start"); one call per game and step costs
-# nothing measurable.
+# no calls. Not for a function that holds an agent: numba compiles each function
+# called from compiled code on its own and then optimizes it again inside each
+# caller, so forcing a big body into its callers multiplies the compile time
+# (the wrappers of ``learner.py``'s step took minutes each, docs/performance.md
+# "Cold start"); they are plain calls, once per slot and step.
 rule_jit = njit(cache=True, forceinline=True, _nrt=False)
 
 
