@@ -59,7 +59,7 @@ _invalidate_stale_cache()
 
 # ---- first-run compile notice ------------------------------------------------
 # Measured with ``benchmarks/bench_cold.py --search`` (a copy of the package with
-# an empty cache, one fresh process, the stages in this order; 2-core Intel Xeon
+# an empty cache, one fresh process, the stages in this order; 2-core AMD EPYC
 # VM, load about 1): import + a first Game step 17.6 s; selfplay(10) 35.8 s
 # more; SeatVectorEnv(256, "greedy", features) reset + step 58.3 s more;
 # VectorGame(1024, features) reset + sample_step 26.9 s and policy_actions
