@@ -52,7 +52,7 @@ def play_games(codes, params, first, n, seed, rules, threads):
     st = np.zeros((n, L.SIZE), np.int32)
     stats = np.zeros((n, batch.ST_SIZE), np.int64)
     with numba_threads(threads):
-        vector.play_games(st, rules.to_array(True), tables.win_table(), seed, first, n,
+        vector._play_games(st, rules.to_array(True), tables.win_table(), seed, first, n,
                           np.asarray(codes, np.int32), np.asarray(params, np.float64), stats,
                           tables.deficiency_table())
     return stats

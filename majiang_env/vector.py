@@ -265,8 +265,8 @@ class VectorGame:
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
         with numba_threads(self.num_threads):
-            agent_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt, out,
-                          self._wss, self._parallel() and len(rows) > 1)
+            _in_kernel_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt,
+                               out, self._wss, self._parallel() and len(rows) > 1)
         return out
 
     def sample_actions(self, logits, rows=None) -> np.ndarray:
@@ -408,7 +408,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     params = np.array([v for _, v in specs], np.float64)
     dtab = tables.deficiency_table() if np.isin(codes, TABLE_AGENTS).any() else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
-    # one run of play_games, or (progress=True) about 50 over consecutive game ranges,
+    # one run of _play_games, or (progress=True) about 50 over consecutive game ranges,
     # which add up to the same stats
     chunk = num_games if not progress else max(B, -(-num_games // 50))
     bar = _progress_bar(num_games) if progress else None
@@ -416,7 +416,7 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     for start in range(0, num_games, max(chunk, 1)):
         n = min(chunk, num_games - start)
         with numba_threads(num_threads):
-            play_games(st, r, wt, seed, int(first_game) + start, int(n), codes, params, stats, dtab)
+            _play_games(st, r, wt, seed, int(first_game) + start, int(n), codes, params, stats, dtab)
         if bar is not None:
             bar.update(n)
     dt = time.perf_counter() - t
@@ -429,12 +429,14 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
             "wins": s[batch.ST_WINS:batch.ST_WINS + 4].tolist()}
 
 
-def agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parallel):
+def _in_kernel_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parallel):
     """out[i] = the action of in-kernel agent codes[i] (parameters params[i]) for the
     seat to act in slot rows[i] of the state ``st``, on the slot's agent stream
     rngs[b, 0], in row order: through ``batch.batch_loop_actions`` when every agent
     is a loop agent, else ``batch.batch_agent_actions`` (which compiles the search
-    agent: ``kernel/players.py``)."""
+    agent: ``kernel/players.py``). Internal: the arrays are the package's own, not
+    checked (the callers are ``VectorGame.policy_actions``, ``SeatVectorEnv`` and
+    :func:`_play_games`)."""
     if np.isin(codes, LOOP_AGENTS).all():
         run = batch.batch_loop_actions if parallel else batch.batch_loop_actions_serial
         run(st, rules, rows, codes, rngs, dt, out, wss)
@@ -442,13 +444,15 @@ def agent_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parall
         run = batch.batch_agent_actions if parallel else batch.batch_agent_actions_serial
         run(st, rules, wt, rows, codes, params, rngs, dt, out, wss)
 
-def play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
+
+def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
     """Play games first..first+num_games-1 of the run from ``seed`` in the B slots of
     ``st`` (slot b plays first+b, first+b+B, ...; agents ``codes`` / ``params``
     per seat), adding to ``stats`` (B, ``batch.ST_SIZE``): ``batch.selfplay_kernel``
     with the loop agents in one call; a seat of another agent (search) stops its
-    slot, and the waiting slots' decisions are made in one ``agent_actions`` call
-    before the kernel resumes them. The same games whatever B and threads."""
+    slot, and the waiting slots' decisions are made in one ``_in_kernel_actions`` call
+    before the kernel resumes them. The same games whatever B and threads.
+    Internal (arrays not checked): ``selfplay`` is the checked entry point."""
     B = st.shape[0]
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
     rngs = np.zeros((B, 1), np.uint64)
@@ -466,7 +470,7 @@ def play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
             wss = batch.thread_workspaces()
         seat = st[rows, L.CUR]
         acts = np.empty(rows.size, np.int64)
-        agent_actions(st, rules, wt, rows, codes[seat], params[seat], rngs, dt, acts, wss,
+        _in_kernel_actions(st, rules, wt, rows, codes[seat], params[seat], rngs, dt, acts, wss,
                       numba.get_num_threads() > 1 and rows.size > 1)
         actions[:] = -1
         actions[rows] = acts

@@ -58,7 +58,7 @@ from .kernel.players import AGENT_CODES, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, 
 from .observation import FEAT_SIZE, check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
 from .threads import check_threads, numba_threads
-from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, agent_actions, sample_logits
+from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, _in_kernel_actions, sample_logits
 
 __all__ = ["SeatVectorEnv"]
 
@@ -308,8 +308,9 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         out = np.empty(rows.size, np.int64)
         threads = self.num_threads or numba.get_num_threads()
         with numba_threads(self.num_threads):
-            agent_actions(self._st, self._rules, self._wt, rows, self._codes[opponent], self._params[opponent],
-                          self._rngs, self._dt, out, self._wss, threads > 1 and rows.size > 1)
+            _in_kernel_actions(self._st, self._rules, self._wt, rows, self._codes[opponent],
+                               self._params[opponent], self._rngs, self._dt, out, self._wss,
+                               threads > 1 and rows.size > 1)
         return out
 
     def close_extras(self, **kwargs):

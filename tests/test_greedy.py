@@ -12,7 +12,7 @@ from majiang_env.kernel import layout as L
 from majiang_env.kernel.core import U64, mix64, rand_below
 from majiang_env.kernel.players import NUM_PARAMS
 from majiang_env.kernel.observe import (OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_SCALAR, OBS_SIDE, OBS_SIZE, S_LAP)
-from majiang_env.vector import game_seed, play_games
+from majiang_env.vector import _play_games, game_seed
 
 B, R, Y, G = 0, 9, 18, 27  # first kind of each face colour: blue 1 = B + 0, red 5 = R + 4, ...
 
@@ -208,7 +208,7 @@ def test_selfplay_kernel_decisions_equal_python_agents(rules):
     for gi in range(3):
         st = np.zeros((1, L.SIZE), np.int32)
         stats = np.zeros((1, 11), np.int64)
-        play_games(st, rules.to_array(True), tables.win_table(), seed, gi, 1, codes, np.zeros((4, NUM_PARAMS)),
+        _play_games(st, rules.to_array(True), tables.win_table(), seed, gi, 1, codes, np.zeros((4, NUM_PARAMS)),
                    stats, dt)
         kernel_game = Game(rules, seed=game_seed(seed, gi))
         kernel_game._st[:] = st[0]
