@@ -53,7 +53,7 @@ from . import tables
 from .checks import IllegalActionError, ResetNeededError, as_bool, as_seat, as_seed, int_array
 from .kernel import batch, learner
 from .kernel import layout as L
-from .kernel.observe import OBS_SIZE
+from .kernel.observe import OBS_SCALAR, OBS_SIZE, S_SCORES
 from .kernel.players import AGENT_CODES, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
 from .observation import FEAT_SIZE, check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
@@ -61,6 +61,8 @@ from .threads import check_threads, numba_threads
 from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, _in_kernel_actions, sample_logits
 
 __all__ = ["SeatVectorEnv"]
+
+_SCORES = OBS_SCALAR + S_SCORES   # the four scores in a compact observation (relative seats)
 
 
 def _opponent(spec):
@@ -194,24 +196,25 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._term[:] = False
         self._run_step(self._all, a)
         self._play_external()
-        rewards = self._rewards * self.reward_scale
+        term = self._term.copy()
         info = {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
-        if self._term.any():
-            done = self._term.copy()
-            final = np.full(self.num_envs, None, dtype=object)
-            fobs = self._final[2] if self.obs_type == "features" else self._final[1]
-            for i in np.flatnonzero(done):
-                final[i] = fobs[i].copy()
-            info.update(final_obs=final, _final_obs=done, final_info={"scores": self._final_scores(done)},
-                        _final_info=done)
-        return (self._obs_of(self._view), rewards, self._term.copy(),
+        if term.any():
+            info.update(self._final_info(term.copy()))
+        return (self._obs_of(self._view), self._rewards * self.reward_scale, term,
                 np.zeros(self.num_envs, np.bool_), info)
 
-    def _final_scores(self, done):
-        """Final scores of the finished games, relative to the learner (rows of finished slots)."""
-        from .kernel.observe import OBS_SCALAR, S_SCORES
-        s = self._final[1][:, OBS_SCALAR + S_SCORES:OBS_SCALAR + S_SCORES + 4].astype(np.int64)
-        return np.where(done[:, None], s, 0)
+    def _final_info(self, done):
+        """``final_obs`` (the learner's last observation of each finished game, None
+        elsewhere) and ``final_info["scores"]`` (its final scores, relative to the
+        learner; 0 elsewhere), with their ``_``-masks."""
+        idx = np.flatnonzero(done)
+        last = (self._final[2] if self.obs_type == "features" else self._final[1])[idx]   # one copy
+        final = np.full(self.num_envs, None, dtype=object)
+        for j, i in enumerate(idx):
+            final[i] = last[j]
+        scores = np.zeros((self.num_envs, 4), np.int64)
+        scores[idx] = self._final[1][idx, _SCORES:_SCORES + 4]
+        return {"final_obs": final, "_final_obs": done, "final_info": {"scores": scores}, "_final_info": done}
 
     def action_masks(self) -> np.ndarray:
         """bool (B, 156): the learner's legal actions in each slot now."""
