@@ -202,7 +202,7 @@ def keep_freed_memory() -> bool:
     ``PPOConfig(keep_freed_memory=False)`` leaves the allocator alone."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):   # no C library to load, or no mallopt in it
         return False
     m_trim_threshold, m_mmap_threshold = -1, -3
     return bool(mallopt(m_mmap_threshold, 32 << 20)) & bool(mallopt(m_trim_threshold, 1 << 30))
