@@ -190,22 +190,28 @@ class PPOConfig:
 @functools.lru_cache(maxsize=None)
 def keep_freed_memory() -> bool:
     """Make this process's C allocator (glibc's ``malloc``) keep the memory torch frees
-    for reuse instead of returning it to the OS; True where glibc's ``mallopt`` was called.
+    for reuse instead of returning it to the OS; True where ``mallopt`` accepted both
+    settings (it may still change nothing, e.g. under a preloaded jemalloc).
 
     The network's largest activations (the kind head's, samples x 36 x 64) are
-    megabytes. By default glibc serves blocks that large with ``mmap`` and unmaps
-    them when freed (or trims the heap), so every forward and backward pass
-    page-faults its activations in again: a PPO update spent about a quarter of
-    its time there (``benchmarks/bench_ppo.py``). This fixes the ``mmap``
-    threshold at 32 MiB (glibc's ceiling) and raises the trim threshold to 1 GiB,
-    once per process (``mallopt``). Elsewhere (no glibc) it does nothing.
+    megabytes. glibc serves blocks that large with ``mmap`` and unmaps them when
+    freed (its threshold adapts upwards, but only to 32 MiB), and it trims the
+    top of its heap once more than twice that threshold is free there, so
+    forward and backward passes kept page-faulting their activations in again:
+    a PPO update spent about a quarter of its time there
+    (``benchmarks/bench_ppo.py``). This fixes the ``mmap`` threshold at 32 MiB
+    (the ceiling of 64-bit glibc; the adaptive threshold stops adapting) and
+    raises the trim threshold to 1 GiB, so up to that much freed memory stays
+    with the process. The setting is process-wide and stays after the
+    ``Trainer`` is gone; it is applied once per process. Elsewhere (no glibc,
+    or a glibc that refuses the first setting) it does nothing.
     ``PPOConfig(keep_freed_memory=False)`` leaves the allocator alone."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):   # no C library to load, or no mallopt in it
         return False
     m_trim_threshold, m_mmap_threshold = -1, -3
-    return bool(mallopt(m_mmap_threshold, 32 << 20)) & bool(mallopt(m_trim_threshold, 1 << 30))
+    return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 1 << 30))
 
 
 @functools.lru_cache(maxsize=None)
@@ -223,7 +229,7 @@ def matmul_dtype(precision: str):
     """The dtype the network's linear layers run in: ``"fp32"`` (float32), ``"bf16"``
     (bfloat16 under ``torch.autocast``; weights, optimiser state, softmax and losses
     stay float32) or ``"auto"``: bfloat16 where the CPU has it in hardware (AMX,
-    about 1.7 times faster updates measured on a 2-core Xeon), else float32."""
+    about 1.5 times faster updates measured on a 2-core Xeon), else float32."""
     if precision not in ("fp32", "bf16", "auto"):
         raise ValueError(f"precision must be 'fp32', 'bf16' or 'auto', got {precision!r}")
     if precision == "auto":
@@ -435,10 +441,13 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
 
     A minibatch's gradient is accumulated over pieces of at most ``CHUNK`` samples
     (each piece's loss weighted by its share of the minibatch: the same gradient
-    up to rounding), so that the kind head's activations (samples x 36 x 64) stay
-    under the size glibc always serves with ``mmap`` (32 MiB; see
-    :func:`keep_freed_memory`): in float32, 4,096 samples' are 38 MB, and
-    updates in pieces of 2,048 were about 1.2 times faster."""
+    up to rounding), so that the kind head's activations (samples x 36 x
+    ``kind_hidden``) stay under the size above which glibc always serves a block
+    with ``mmap`` (32 MiB; see :func:`keep_freed_memory`): at the default
+    ``kind_hidden=64`` in float32, 4,096 samples' are 38 MB, and updates in
+    pieces of 2,048 were about 1.2 times faster. After the update each
+    parameter's ``grad`` holds the last minibatch's gradient (clipped, if that
+    minibatch was taken)."""
     net.train()
     dtype = matmul_dtype(cfg.precision)
     X, L, R, A, LP, ADV, RET = (batch[k] for k in ("X", "L", "R", "A", "LP", "ADV", "RET"))
@@ -477,7 +486,6 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
                 ent_sum += ent
                 vl_sum += vl
                 nb += 1
-    opt.zero_grad()
     return (ent_sum / nb, vl_sum / nb) if nb else (None, None)
 
 

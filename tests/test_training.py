@@ -242,24 +242,28 @@ def test_ring_buffer_trains_every_transition_once_as_it_was_seen(precision, oppo
 def test_a_minibatch_in_pieces_takes_the_step_of_the_whole(monkeypatch):
     """``ppo_update`` accumulates a minibatch's gradient over pieces of ``CHUNK``
     samples: the parameters after an update match one pass over each whole minibatch
-    (float32, to rounding), and the reported entropy and value loss too."""
+    (float32, to rounding), and the reported entropy and value loss too; a minibatch
+    with a non-finite loss in any piece is skipped whole, as it was."""
     cfg = ppo.PPOConfig(num_envs=8, rollout=200, hidden=32, minibatch=300, epochs=2, threads=1, numba_threads=1,
                         precision="fp32")
     tr = ppo.Trainer(cfg)
     ppo.collect_rollout(tr.net, tr.roll, cfg)
     batch = ppo.training_batch(tr.roll, cfg)
-    assert len(batch["A"]) > cfg.minibatch          # several minibatches, the last one short
+    n = len(batch["A"])
+    assert n > cfg.minibatch and n % cfg.minibatch      # several minibatches, the last one short
+    poisoned = dict(batch, RET=batch["RET"].clone())
+    poisoned["RET"][[3, n - 1]] = float("nan")          # two minibatches per epoch skipped
     start = {k: v.clone() for k, v in tr.net.state_dict().items()}
-    after = []
-    for chunk in (10 ** 6, 64):                        # whole minibatches, then pieces of 64 (and a rest)
-        monkeypatch.setattr(ppo, "CHUNK", chunk)
-        tr.net.load_state_dict(start)
-        opt = ppo._adam(tr.net.parameters(), cfg.lr)
-        stats = ppo.ppo_update(tr.net, opt, batch, cfg, np.random.default_rng(5))
-        after.append(({k: v.clone() for k, v in tr.net.state_dict().items()}, stats))
-    (whole, s_whole), (pieces, s_pieces) = after
-    assert any(not torch.equal(whole[k], start[k]) for k in start)
-    for k in start:
-        torch.testing.assert_close(pieces[k], whole[k], rtol=1e-4, atol=1e-5)
-    assert s_pieces == pytest.approx(s_whole, rel=1e-4)
-
+    for b in (batch, poisoned):
+        after = []
+        for chunk in (10 ** 6, 64):                    # whole minibatches, then pieces of 64 (and a rest)
+            monkeypatch.setattr(ppo, "CHUNK", chunk)
+            tr.net.load_state_dict(start)
+            opt = ppo._adam(tr.net.parameters(), cfg.lr)
+            stats = ppo.ppo_update(tr.net, opt, b, cfg, np.random.default_rng(5))
+            after.append(({k: v.clone() for k, v in tr.net.state_dict().items()}, stats))
+        (whole, s_whole), (pieces, s_pieces) = after
+        assert any(not torch.equal(whole[k], start[k]) for k in start)
+        for k in start:
+            torch.testing.assert_close(pieces[k], whole[k], rtol=1e-4, atol=1e-5)
+        assert None not in s_whole and s_pieces == pytest.approx(s_whole, rel=1e-4)
