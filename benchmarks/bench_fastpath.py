@@ -7,7 +7,7 @@ AEC loop, ``VectorGame`` and ``selfplay`` decisions/s, idle and with busy backgr
 
 The levers for busy machines are set from outside: ``OMP_WAIT_POLICY``
 (``majiang_env`` sets ``PASSIVE`` unless it is set), ``NUMBA_THREADING_LAYER``
-(``omp`` / ``workqueue``), ``--chunksize`` (``numba.set_parallel_chunksize``:
+(``omp`` / ``workqueue`` / ``tbb``, the last with the ``tbb`` extra), ``--chunksize`` (``numba.set_parallel_chunksize``:
 iterations per chunk handed to a thread; 0 = numba's static split), and
 ``--only`` keeps the rows whose names start with the given prefixes.
 

@@ -17,6 +17,14 @@ import os
 # before the first parallel kernel runs.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+# Opt-in: numba's TBB threading layer (the ``tbb`` extra, then
+# NUMBA_THREADING_LAYER=tbb) wakes its threads faster between regions on an
+# idle machine; its library must be loaded by path (threads.load_tbb).
+from .threads import TBB_LAYERS, load_tbb  # noqa: E402
+
+if os.environ.get("NUMBA_THREADING_LAYER", "").lower() in TBB_LAYERS:
+    load_tbb()
+
 from .rules import RuleConfig  # noqa: E402
 from .game import Game, IllegalActionError, RecordError, replay  # noqa: E402
 

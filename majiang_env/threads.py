@@ -1,11 +1,15 @@
-"""numba's thread count, in one place: validation and a context manager that restores it.
+"""numba's threads, in one place: the thread count (validation and a context
+manager that restores it) and the optional TBB threading layer.
 
 Every module that runs the kernel with a chosen thread count (``VectorGame``,
-``selfplay``, ``agents.ppo``, the Ray workers) goes through these two functions.
+``selfplay``, ``agents.ppo``, the Ray workers) goes through ``check_threads``
+and ``numba_threads``.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import importlib.metadata
 
 import numba
 
@@ -35,3 +39,31 @@ def numba_threads(n):
         yield
     finally:
         numba.set_num_threads(prev)
+
+
+TBB_LAYERS = ("tbb", "safe", "threadsafe", "forksafe")   # NUMBA_THREADING_LAYER values that want TBB
+
+
+def load_tbb() -> bool:
+    """Make numba's TBB threading layer loadable from the pip package ``tbb``
+    (``pip install "majiang_env[tbb]"``); True when its library is loaded.
+
+    The wheel puts ``libtbb.so.12`` in the environment's ``lib`` folder, which
+    the dynamic loader does not search, so numba reports that no threading
+    layer could be loaded. Loading the library by its path first (global
+    symbols) lets numba's TBB module link to it. ``import majiang_env`` calls
+    this when ``NUMBA_THREADING_LAYER`` asks for TBB (one of ``TBB_LAYERS``);
+    it must run before the first parallel kernel (docs/performance.md, "Under
+    load", compares the layers)."""
+    try:
+        files = importlib.metadata.files("tbb") or ()
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    for f in files:
+        if f.name == "libtbb.so.12":
+            try:
+                ctypes.CDLL(str(f.locate()), mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                return False
+            return True
+    return False

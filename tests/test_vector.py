@@ -258,3 +258,55 @@ def test_sample_actions_follows_the_softmax_over_legal_actions():
         f = counts[legal[1:]] / N
         assert counts[legal[1:]].sum() == N
         assert np.all(np.abs(f - p) <= 5 * np.sqrt(p * (1 - p) / N) + 1e-12), (seed, f, p)
+
+
+_LAYER_RUN = """
+import hashlib, json, numba, numpy as np, majiang_env
+from majiang_env.vector import VectorGame
+from majiang_env.vector_env import SeatVectorEnv
+h = hashlib.sha256()
+s = majiang_env.selfplay(96, seed=3, num_envs=64)
+h.update(json.dumps([s["decisions"], s["hands"], np.asarray(s["mean_points"]).tolist(), np.asarray(s["wins"]).tolist()]).encode())
+vg = VectorGame(96, seed=5)
+vg.reset()
+for _ in range(150):
+    _, obs, mask, _, rewards, _ = vg.sample_step(np.zeros((96, 156)))
+    h.update(obs.tobytes()); h.update(rewards.tobytes())
+env = SeatVectorEnv(96, opponents="random", seat="random")
+env.reset(seed=7)
+for _ in range(150):
+    obs, r, term, _, _ = env.step(env.sample_actions(np.zeros((96, 156))))
+    h.update(obs.tobytes()); h.update(r.tobytes()); h.update(term.tobytes())
+print(json.dumps([numba.threading_layer(), h.hexdigest()]))
+"""
+
+
+def _run_with_layer(layer):
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_THREADING_LAYER=layer, NUMBA_NUM_THREADS="2")
+    env.pop("LD_LIBRARY_PATH", None)
+    out = subprocess.run([sys.executable, "-c", _LAYER_RUN], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _installed(dist):
+    import importlib.metadata
+    try:
+        importlib.metadata.version(dist)
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not _installed("tbb"), reason="the tbb package (in the test extra) is not installed")
+def test_tbb_threading_layer_loads_and_plays_the_same_games():
+    """With ``NUMBA_THREADING_LAYER=tbb`` (the ``tbb`` extra), ``import majiang_env``
+    makes numba's TBB layer loadable and the batched kernels play exactly the games
+    of the default OpenMP layer: selfplay, VectorGame and SeatVectorEnv, two threads."""
+    tbb, omp = _run_with_layer("tbb"), _run_with_layer("omp")
+    assert tbb[0] == "tbb" and omp[0] == "omp"
+    assert tbb[1] == omp[1]
