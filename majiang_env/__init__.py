@@ -22,8 +22,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # idle machine; its library must be loaded by path (threads.load_tbb).
 from .threads import TBB_LAYERS, load_tbb  # noqa: E402
 
-if os.environ.get("NUMBA_THREADING_LAYER", "").lower() in TBB_LAYERS:
-    load_tbb()
+if os.environ.get("NUMBA_THREADING_LAYER", "").lower() in TBB_LAYERS and not load_tbb():
+    import warnings
+    warnings.warn("NUMBA_THREADING_LAYER asks for TBB, but no libtbb.so.12 of the pip package tbb was found: "
+                  "pip install \"majiang_env[tbb]\" (Linux x86-64), or numba may find no threading layer",
+                  RuntimeWarning, stacklevel=2)
 
 from .rules import RuleConfig  # noqa: E402
 from .game import Game, IllegalActionError, RecordError, replay  # noqa: E402

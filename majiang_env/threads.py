@@ -41,20 +41,22 @@ def numba_threads(n):
         numba.set_num_threads(prev)
 
 
-TBB_LAYERS = ("tbb", "safe", "threadsafe", "forksafe")   # NUMBA_THREADING_LAYER values that want TBB
+TBB_LAYERS = ("tbb", "safe")   # the NUMBA_THREADING_LAYER values that need TBB
 
 
 def load_tbb() -> bool:
     """Make numba's TBB threading layer loadable from the pip package ``tbb``
-    (``pip install "majiang_env[tbb]"``); True when its library is loaded.
+    (``pip install "majiang_env[tbb]"``, Linux x86-64); True when its library is loaded.
 
     The wheel puts ``libtbb.so.12`` in the environment's ``lib`` folder, which
     the dynamic loader does not search, so numba reports that no threading
     layer could be loaded. Loading the library by its path first (global
     symbols) lets numba's TBB module link to it. ``import majiang_env`` calls
-    this when ``NUMBA_THREADING_LAYER`` asks for TBB (one of ``TBB_LAYERS``);
-    it must run before the first parallel kernel (docs/performance.md, "Under
-    load", compares the layers)."""
+    this when ``NUMBA_THREADING_LAYER`` names a layer only TBB provides (one of
+    ``TBB_LAYERS``; ``threadsafe`` and ``forksafe`` are left to numba's own
+    choice), and warns when it finds no library; it must run before numba
+    starts its threads, i.e. before the first parallel kernel
+    (docs/performance.md, "Under load", compares the layers)."""
     try:
         files = importlib.metadata.files("tbb") or ()
     except importlib.metadata.PackageNotFoundError:
