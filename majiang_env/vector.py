@@ -471,6 +471,6 @@ def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt)
         seat = st[rows, L.CUR]
         acts = np.empty(rows.size, np.int64)
         _in_kernel_actions(st, rules, wt, rows, codes[seat], params[seat], rngs, dt, acts, wss,
-                      numba.get_num_threads() > 1 and rows.size > 1)
+                           numba.get_num_threads() > 1 and rows.size > 1)
         actions[:] = -1
         actions[rows] = acts

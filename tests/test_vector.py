@@ -1,3 +1,7 @@
+import importlib.metadata
+import json
+import os
+import subprocess
 import sys
 
 import numba
@@ -284,10 +288,6 @@ print(json.dumps([numba.threading_layer(), h.hexdigest()]))
 
 
 def _run_with_layer(layer):
-    import json
-    import os
-    import subprocess
-    import sys
     env = dict(os.environ, NUMBA_THREADING_LAYER=layer, NUMBA_NUM_THREADS="2")
     env.pop("LD_LIBRARY_PATH", None)
     out = subprocess.run([sys.executable, "-c", _LAYER_RUN], capture_output=True, text=True, env=env, timeout=600)
@@ -296,7 +296,6 @@ def _run_with_layer(layer):
 
 
 def _installed(dist):
-    import importlib.metadata
     try:
         importlib.metadata.version(dist)
         return True
