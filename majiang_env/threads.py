@@ -26,13 +26,17 @@ def check_threads(n):
     return int(n)
 
 
-@contextlib.contextmanager
+_UNCHANGED = contextlib.nullcontext()
+
+
 def numba_threads(n):
-    """Run the enclosed kernel calls on ``n`` numba threads (None: leave as is);
-    a count above NUMBA_NUM_THREADS is capped there."""
-    if n is None:
-        yield
-        return
+    """Run the enclosed kernel calls on ``n`` numba threads (None: leave as is,
+    at no cost per call); a count above NUMBA_NUM_THREADS is capped there."""
+    return _UNCHANGED if n is None else _thread_count(n)
+
+
+@contextlib.contextmanager
+def _thread_count(n):
     prev = numba.get_num_threads()
     numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
     try:

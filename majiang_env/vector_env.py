@@ -62,6 +62,8 @@ from .vector import MAX_ENVS, PARALLEL_MIN_ENVS, _in_kernel_actions, sample_logi
 
 __all__ = ["SeatVectorEnv"]
 
+_RESET_NEEDED = ("call reset() before step() (the env was never reset, or a step or reset was interrupted "
+                 "by an exception)")
 _SCORES = OBS_SCALAR + S_SCORES   # the four scores in a compact observation (relative seats)
 
 
@@ -187,34 +189,25 @@ class SeatVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions):
         self._refuse_reentry("step")
-        if not self._ready or self._status.any():   # every slot must wait for the learner
-            self._ready = False
-            raise ResetNeededError("call reset() before step() (the env was never reset, or a step or reset "
-                                   "was interrupted by an exception)")
-        a = self._check_actions(actions, self._all, "the learner", self._view[0])
+        if not self._ready:
+            raise ResetNeededError(_RESET_NEEDED)
+        a = self._check_actions(actions, self._all, "the learner", self._view[0], learner.LEARNER)
         self._rewards[:] = 0
         self._term[:] = False
         self._run_step(self._all, a)
         self._play_external()
-        term = self._term.copy()
-        info = {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
-        if term.any():
-            info.update(self._final_info(term.copy()))
-        return (self._obs_of(self._view), self._rewards * self.reward_scale, term,
-                np.zeros(self.num_envs, np.bool_), info)
-
-    def _final_info(self, done):
-        """``final_obs`` (the learner's last observation of each finished game, None
-        elsewhere) and ``final_info["scores"]`` (its final scores, relative to the
-        learner; 0 elsewhere), with their ``_``-masks."""
-        idx = np.flatnonzero(done)
-        last = (self._final[2] if self.obs_type == "features" else self._final[1])[idx]   # one copy
-        final = np.full(self.num_envs, None, dtype=object)
-        for j, i in enumerate(idx):
-            final[i] = last[j]
-        scores = np.zeros((self.num_envs, 4), np.int64)
-        scores[idx] = self._final[1][idx, _SCORES:_SCORES + 4]
-        return {"final_obs": final, "_final_obs": done, "final_info": {"scores": scores}, "_final_info": done}
+        last = self._final[2] if self.obs_type == "features" else self._final[1]
+        term, rewards, truncated, seat, every, done, final_obs, scores = learner.step_outputs(
+            self._term, self._rewards, self.reward_scale, self._lseat, last, self._final[1][:, _SCORES:_SCORES + 4])
+        info = {"seat": seat, "_seat": every}
+        if done.size:   # final_obs: the learner's last observation of each finished game, None elsewhere
+            final = np.empty(self.num_envs, dtype=object)
+            for j, i in enumerate(done.tolist()):
+                final[i] = final_obs[j]
+            mask = term.copy()
+            info.update({"final_obs": final, "_final_obs": mask, "final_info": {"scores": scores},
+                         "_final_info": mask})
+        return self._obs_of(self._view), rewards, term, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """bool (B, 156): the learner's legal actions in each slot now."""
@@ -242,19 +235,22 @@ class SeatVectorEnv(gym.vector.VectorEnv):
             raise RuntimeError(f"{what}() of this env was called from inside one of its opponent callables; "
                                f"a callable must only return actions")
 
-    def _check_actions(self, actions, rows, who, mask):
+    def _check_actions(self, actions, rows, who, mask, waiting):
         """``actions`` as int64, each allowed by ``mask`` (the legal mask the kernel
         published for the seat to act in each slot of ``rows``; callers never
-        get it, only copies); raises IllegalActionError naming the first that is not."""
+        get it, only copies); raises IllegalActionError naming the first that is
+        not, or ResetNeededError when a slot does not wait for ``waiting`` (its
+        status: the learner or an external opponent)."""
         a = int_array("actions", actions, IllegalActionError)
         if a.shape != (len(rows),):
             raise IllegalActionError(f"actions must be an integer array of shape ({len(rows)},), "
                                      f"got {a.dtype} {a.shape}")
         a64 = a.astype(np.int64)
-        in_range = (a64 >= 0) & (a64 < NUM_ACTIONS)
-        legal = mask[rows, np.where(in_range, a64, 0)].view(np.bool_) & in_range
-        if not legal.all():
-            i = int(np.argmin(legal))
+        i = learner.first_not_allowed(self._status, waiting, mask, rows, a64)
+        if i == -2:   # cannot happen after a step or reset that ran to its end
+            self._ready = False
+            raise ResetNeededError(_RESET_NEEDED)
+        if i >= 0:
             row = self._st[rows[i]]
             ids = row[L.LEGAL:L.LEGAL + row[L.NLEGAL]].tolist()
             raise IllegalActionError(f"action {a[i]!r} of {who} is not legal in env {int(rows[i])} "
@@ -299,7 +295,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                 out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
                 try:
                     actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({fn!r:.60})",
-                                                       self._opp[0])
+                                                       self._opp[0], learner.OPPONENT)
                 except IllegalActionError as e:   # the learner's actions are applied already
                     raise IllegalActionError(f"{e}; the env needs reset()") from None
             self._run_step(rows, actions)

@@ -7,6 +7,7 @@ from gymnasium.vector import AutoresetMode
 import majiang_env.wrappers  # noqa: F401  (registers the env ids)
 from majiang_env.checks import IllegalActionError, ResetNeededError
 from majiang_env.kernel.learner import learner_seat
+from majiang_env.kernel.observe import OBS_SCALAR, S_SCORES
 from majiang_env.observation import FEAT_SIZE
 from majiang_env.vector import VectorGame
 from majiang_env.vector_env import SeatVectorEnv
@@ -112,6 +113,39 @@ def test_observation_is_the_learner_view_of_game():
                 assert info2["final_obs"][i][412 + 4] == 3
                 assert info["final_info"]["scores"][i].sum() == 0
     assert finals > 0
+
+
+def test_step_returns_new_arrays_scaled_rewards_and_each_finished_game_final_scores():
+    """What a step returns is the caller's (later steps do not change it); rewards are
+    reward_scale x the point changes; a finished game's final scores (relative to the
+    learner) are its last view's and start with the learner's summed rewards."""
+    env = SeatVectorEnv(3, opponents="random", seat="random", reward_scale=0.5, num_threads=1)
+    plain = SeatVectorEnv(3, opponents="random", seat="random", num_threads=1)
+    env.reset(seed=4)
+    plain.reset(seed=4)
+    rng, kept, total, finished = np.random.default_rng(0), [], np.zeros(3), 0
+    for _ in range(700):
+        a = env.sample_actions(rng.normal(size=(3, 156)))
+        out = env.step(a)
+        _, r2, term2, _, _ = plain.step(a)
+        obs, r, term, trunc, info = out
+        assert np.array_equal(r, 0.5 * r2) and np.array_equal(term, term2) and r.dtype == np.float64
+        kept.append((out, [x.copy() for x in (r, term, trunc, info["seat"], info["_seat"])]))
+        total += r2
+        if term.any():
+            assert info["_final_obs"].tolist() == info["_final_info"].tolist() == term.tolist()
+            for i in range(3):
+                if term[i]:
+                    finished += 1
+                    scores = info["final_info"]["scores"][i]
+                    assert np.array_equal(scores, info["final_obs"][i][OBS_SCALAR + S_SCORES:][:4])
+                    assert scores[0] == total[i] and scores.sum() == 0
+                    total[i] = 0
+                else:
+                    assert info["final_obs"][i] is None and not info["final_info"]["scores"][i].any()
+    assert finished >= 3
+    for (_, r, term, trunc, info), saved in kept:
+        assert all(np.array_equal(x, y) for x, y in zip((r, term, trunc, info["seat"], info["_seat"]), saved))
 
 
 def test_vector_conventions_and_make_vec():

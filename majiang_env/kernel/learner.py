@@ -87,6 +87,49 @@ def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rng
 
 
 @kernel_jit
+def first_not_allowed(status, waiting, mask, rows, actions):
+    """Check actions[i] for slot rows[i]: -2 when some slot's status is not
+    ``waiting`` (the actor the actions are for is not the one it waits for), else
+    the first i whose action mask[rows[i]] (the published legal mask) does not
+    allow, else -1."""
+    for i in range(rows.shape[0]):
+        if status[rows[i]] != waiting:
+            return -2
+    for i in range(rows.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= mask.shape[1] or mask[rows[i], a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def step_outputs(term, rewards, scale, lseat, last_obs, last_scores):
+    """New arrays of what ``SeatVectorEnv.step`` returns, made in one call (after
+    a step, each numpy call in Python costs microseconds of cache misses):
+    terminated, rewards x scale, truncated (all False), the learner's seats, an
+    all-True mask, and for the finished slots their indices, the learner's last
+    observations (rows of ``last_obs``) and final scores (``last_scores``,
+    kept for finished slots, 0 elsewhere)."""
+    B = term.shape[0]
+    n = 0
+    reward = np.empty(B, np.float64)
+    for b in range(B):
+        reward[b] = rewards[b] * scale
+        n += term[b]
+    done = np.empty(n, np.int64)
+    obs = np.empty((n, last_obs.shape[1]), last_obs.dtype)
+    scores = np.zeros((B, 4), np.int64)
+    j = 0
+    for b in range(B):
+        if term[b]:
+            done[j] = b
+            obs[j] = last_obs[b]
+            scores[b] = last_scores[b]
+            j += 1
+    return term.copy(), reward, np.zeros(B, np.bool_), lseat.copy(), np.ones(B, np.bool_), done, obs, scores
+
+
+@kernel_jit
 def publish_rows(st, rules, dt, view, rows, wss):
     """``batch.publish`` for each slot of ``rows`` (an external opponent's view)."""
     work = wss[2][0]

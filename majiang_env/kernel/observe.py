@@ -48,17 +48,22 @@ S_SEAT, S_HAND, S_START, S_LAP, S_PHASE, S_SLOT, S_NWINS, S_TOOK, S_PICK_KIND, S
 S_RETIRED, S_SCORES, S_SQUARE_LEFT = 10, 14, 18  # x4 each; the last 2 scalars are 0
 
 
-@kernel_jit
-def _rel_bits(bits, me):
-    """Re-index the 4-bit seat sets in bits 0-3 and 4-7 to seats relative to ``me``."""
-    out = bits & RF_KAN
-    for q in range(4):
-        r = (q - me) % 4
-        if bits & (RF_PICKED << q):
-            out |= RF_PICKED << r
-        if bits & (RF_WON << q):
-            out |= RF_WON << r
-    return out
+def _relative_bits():
+    """REL_BITS[me, bits & 255]: the seat sets in bits 0-3 (picked up by) and 4-7
+    (won on by) of a river flag, re-indexed to seats relative to ``me``."""
+    table = np.zeros((4, 256), np.int32)
+    for me in range(4):
+        for bits in range(256):
+            for q in range(4):
+                r = (q - me) % 4
+                if bits & (RF_PICKED << q):
+                    table[me, bits] |= RF_PICKED << r
+                if bits & (RF_WON << q):
+                    table[me, bits] |= RF_WON << r
+    return table
+
+
+REL_BITS = _relative_bits()
 
 
 @kernel_jit
@@ -78,7 +83,8 @@ def observe(st, rules, me, out):
                 out[OBS_SIDE + r * 36 + (st[SIDE + q * 4 + i] >> 2)] += 1
         for i in range(st[NRIVER + q]):
             out[OBS_RIVER + r * RIVER_LEN + i] = (st[RIVER + q * RIVER_LEN + i] >> 2) + 1
-            out[OBS_RFLAG + r * RIVER_LEN + i] = _rel_bits(st[RFLAG + q * RIVER_LEN + i], me)
+            flag = st[RFLAG + q * RIVER_LEN + i]
+            out[OBS_RFLAG + r * RIVER_LEN + i] = (flag & RF_KAN) | REL_BITS[me, flag & 255]
         for i in range(st[NMELD + q]):
             m = MELDS + (q * 4 + i) * MELD_W
             o = OBS_MELD + (r * 4 + i) * 3
