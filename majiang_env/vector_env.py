@@ -197,14 +197,13 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._run_step(self._all, a)
         self._play_external()
         last = self._final[2] if self.obs_type == "features" else self._final[1]
-        term, rewards, truncated, seat, every, done, final_obs, scores = learner.step_outputs(
+        term, rewards, truncated, seat, every, done, final_obs, scores, mask = learner.step_outputs(
             self._term, self._rewards, self.reward_scale, self._lseat, last, self._final[1][:, _SCORES:_SCORES + 4])
         info = {"seat": seat, "_seat": every}
         if done.size:   # final_obs: the learner's last observation of each finished game, None elsewhere
             final = np.empty(self.num_envs, dtype=object)
             for j, i in enumerate(done.tolist()):
                 final[i] = final_obs[j]
-            mask = term.copy()
             info.update({"final_obs": final, "_final_obs": mask, "final_info": {"scores": scores},
                          "_final_info": mask})
         return self._obs_of(self._view), rewards, term, truncated, info
@@ -240,14 +239,16 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         published for the seat to act in each slot of ``rows``; callers never
         get it, only copies); raises IllegalActionError naming the first that is
         not, or ResetNeededError when a slot does not wait for ``waiting`` (its
-        status: the learner or an external opponent)."""
+        status: the learner or an external opponent; a state only an exception
+        inside a step or reset leaves, and checked after the actions' type and
+        shape)."""
         a = int_array("actions", actions, IllegalActionError)
         if a.shape != (len(rows),):
             raise IllegalActionError(f"actions must be an integer array of shape ({len(rows)},), "
                                      f"got {a.dtype} {a.shape}")
         a64 = a.astype(np.int64)
         i = learner.first_not_allowed(self._status, waiting, mask, rows, a64)
-        if i == -2:   # cannot happen after a step or reset that ran to its end
+        if i == learner.NOT_WAITING:
             self._ready = False
             raise ResetNeededError(_RESET_NEEDED)
         if i >= 0:

@@ -6,6 +6,7 @@ from gymnasium.vector import AutoresetMode
 
 import majiang_env.wrappers  # noqa: F401  (registers the env ids)
 from majiang_env.checks import IllegalActionError, ResetNeededError
+from majiang_env.kernel import learner
 from majiang_env.kernel.learner import learner_seat
 from majiang_env.kernel.observe import OBS_SCALAR, S_SCORES
 from majiang_env.observation import FEAT_SIZE
@@ -216,6 +217,20 @@ def test_bad_input_changes_nothing():
         env.reset(seed=0)
     with pytest.raises(ResetNeededError):
         env.step(np.zeros(2, int))
+
+
+def test_a_slot_not_waiting_for_the_learner_needs_reset():
+    """The state an exception inside a step could leave (a slot waiting for an
+    external opponent when the learner is asked): step() refuses and changes nothing."""
+    env = SeatVectorEnv(3, opponents="random")
+    env.reset(seed=2)
+    env._status[1] = learner.OPPONENT
+    st = env._st.copy()
+    with pytest.raises(ResetNeededError):
+        env.step(env.action_masks().argmax(1))
+    assert (env._st == st).all() and not env._ready
+    with pytest.raises(ResetNeededError):
+        env.action_masks()
 
 
 def test_no_action_reaches_the_kernel_past_a_masked_array_or_an_interrupted_round():

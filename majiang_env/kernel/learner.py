@@ -86,20 +86,24 @@ def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rng
             acc[b] = 0
 
 
+ALL_ALLOWED, NOT_WAITING = -1, -2   # results of first_not_allowed besides an index
+
+
 @kernel_jit
 def first_not_allowed(status, waiting, mask, rows, actions):
-    """Check actions[i] for slot rows[i]: -2 when some slot's status is not
-    ``waiting`` (the actor the actions are for is not the one it waits for), else
-    the first i whose action mask[rows[i]] (the published legal mask) does not
-    allow, else -1."""
+    """Check actions[i] for slot rows[i] (the caller has checked that ``actions``
+    has one entry per row): NOT_WAITING when some slot's status is not
+    ``waiting`` (the slot does not wait for the actor the actions are from),
+    else the first i whose action mask[rows[i]] (the published legal mask) does
+    not allow, else ALL_ALLOWED."""
     for i in range(rows.shape[0]):
         if status[rows[i]] != waiting:
-            return -2
+            return NOT_WAITING
     for i in range(rows.shape[0]):
         a = actions[i]
         if a < 0 or a >= mask.shape[1] or mask[rows[i], a] == 0:
             return i
-    return -1
+    return ALL_ALLOWED
 
 
 @njit(cache=True)
@@ -108,8 +112,9 @@ def step_outputs(term, rewards, scale, lseat, last_obs, last_scores):
     a step, each numpy call in Python costs microseconds of cache misses):
     terminated, rewards x scale, truncated (all False), the learner's seats, an
     all-True mask, and for the finished slots their indices, the learner's last
-    observations (rows of ``last_obs``) and final scores (``last_scores``,
-    kept for finished slots, 0 elsewhere)."""
+    observations (rows of ``last_obs``), their final scores (``last_scores``,
+    kept for finished slots, 0 elsewhere) and a copy of terminated (the mask of
+    both ``final_obs`` and ``final_info``)."""
     B = term.shape[0]
     n = 0
     reward = np.empty(B, np.float64)
@@ -126,7 +131,8 @@ def step_outputs(term, rewards, scale, lseat, last_obs, last_scores):
             obs[j] = last_obs[b]
             scores[b] = last_scores[b]
             j += 1
-    return term.copy(), reward, np.zeros(B, np.bool_), lseat.copy(), np.ones(B, np.bool_), done, obs, scores
+    return (term.copy(), reward, np.zeros(B, np.bool_), lseat.copy(), np.ones(B, np.bool_), done, obs, scores,
+            term.copy())
 
 
 @kernel_jit

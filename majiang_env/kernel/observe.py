@@ -64,6 +64,7 @@ def _relative_bits():
 
 
 REL_BITS = _relative_bits()
+REL_BITS.flags.writeable = False   # compiled into the kernel as a constant
 
 
 @kernel_jit
