@@ -19,6 +19,7 @@ public entry point:
 """
 from __future__ import annotations
 
+import math
 import secrets
 
 import numpy as np
@@ -54,6 +55,18 @@ def as_int(name: str, value, lo: int, hi: int) -> int:
         raise ValueError(f"{name} must be an int in {lo}..{hi}, got {value!r}"
                          + ("" if is_int(value) else f" ({type(value).__name__})"))
     return int(value)
+
+
+def as_finite(name: str, value) -> float:
+    """``value`` (an int or float, not bool) as a finite float, or ValueError naming ``name``."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        try:
+            x = float(value)
+        except OverflowError:   # an int past the float range
+            x = float("inf")
+        if math.isfinite(x):
+            return x
+    raise ValueError(f"{name} must be a finite number, got {value!r:.80}")
 
 
 def as_seat(seat, name: str = "seat") -> int:

@@ -68,7 +68,7 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"majiang_env.rllib needs RLlib and torch: pip install 'majiang_env[rllib,train]' ({e})") from e
 
-from .checks import ResetNeededError
+from .checks import ResetNeededError, as_finite
 from .game import Game
 from .observation import check_obs_type, observation_space
 from .rules import NUM_ACTIONS, make_rules
@@ -139,10 +139,7 @@ class MajiangMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         cfg = dict(config or {})
         self.obs_type = check_obs_type(cfg.pop("obs_type", "features"))
-        scale = cfg.pop("reward_scale", 0.01)
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale):
-            raise ValueError(f"reward_scale must be a finite number, got {scale!r}")
-        self.reward_scale = float(scale)
+        self.reward_scale = as_finite("reward_scale", cfg.pop("reward_scale", 0.01))
         self.illegal = cfg.pop("illegal", "terminate")
         if self.illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {self.illegal!r}")

@@ -24,7 +24,7 @@ every slot and plays on until the learner is to act again.
 | ``single_observation_space`` | ``Box`` of ``obs_type``: int16 (436,) ``"compact"`` (default), float32 (FEAT_SIZE,) ``"features"`` (``majiang_env.observation``) |
 | ``single_action_space`` | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` bool (B, 156) |
 | reward | ``reward_scale`` x the learner's point change in the hands that closed during the step |
-| episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated |
+| episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated. A game that ends before the learner's first decision in it (only one hand per game, closed by an early win: ``exchange=False``, ``wins_to_close=1``) is skipped, its points with it: the slot goes on to its next game |
 | autoreset | ``AutoresetMode.SAME_STEP``: a finished slot already holds its next game; ``info["final_obs"][i]`` is the learner's last observation and ``info["final_info"]["scores"][i]`` the final scores (relative to the learner, the learner first) |
 | seeds | ``reset(seed=s)``: slot i plays games i, i + B, ... and game j is ``Game(seed=game_seed(s, j))``, whatever B; the learner's seat is fixed or drawn from the game's seed; opponents and ``sample_actions`` draw from per-game streams, so the same seed and actions give the same run |
 | ``info["seat"]`` | the learner's seat in each slot's current game |
@@ -50,7 +50,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from . import tables
-from .checks import IllegalActionError, ResetNeededError, as_bool, as_seat, as_seed, int_array
+from .checks import IllegalActionError, ResetNeededError, as_bool, as_finite, as_seat, as_seed, int_array
 from .kernel import batch, learner
 from .kernel import layout as L
 from .kernel.observe import OBS_SCALAR, OBS_SIZE, S_SCORES
@@ -115,10 +115,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._has_external = bool((self._loop_codes == learner.EXTERNAL).any())
         self._in_kernel = np.array([f is None for f in self._external]) & (self._loop_codes == learner.EXTERNAL)
         self.obs_type = check_obs_type(obs_type)
-        if not isinstance(reward_scale, (int, float, np.integer, np.floating)) or isinstance(reward_scale, bool) \
-                or not np.isfinite(reward_scale):
-            raise ValueError(f"reward_scale must be a finite number, got {reward_scale!r}")
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = as_finite("reward_scale", reward_scale)
         self.num_threads = check_threads(num_threads)
         self.copy = as_bool("copy", copy)
         self.rules = make_rules(rules, **options)
@@ -181,9 +178,10 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         with numba_threads(self.num_threads):
             run(self._st, self._rules, self._wt, self._dt, self._view, self._seat_code, np.uint64(self._seed),
                 self._lseat, self._gidx, self._rngs, self._loop_codes, self._acc, self._status, self._wss)
+        self._term[:] = True          # no game is the learner's yet: one that ends is skipped (_settle_slot)
+        self._play_external()
         self._term[:] = False
         self._rewards[:] = 0
-        self._play_external()
         self._ready = True
         return self._obs_of(self._view), {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
 
@@ -271,8 +269,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         if not self._has_external:
             return
         ready, self._ready = self._ready, False   # a callable that raises leaves the env needing reset()
-        self._in_round = True                     # and it may not step, reset or sample this env
         try:
+            self._in_round = True                 # and it may not step, reset or sample this env
             self._external_rounds()
         finally:
             self._in_round = False

@@ -23,7 +23,7 @@ reads ``action_masks()`` by itself.
 | Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``); ``obs_type="features"``: the float32 encoding of ``majiang_env.observation`` |
 | Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
 | Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
-| Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated |
+| Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated. A game that ends before the seat's first decision (one hand per game, closed by an early win) is skipped: ``reset`` starts another |
 | Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers``; ``gymnasium.make_vec(..., num_envs=B, vectorization_mode="vector_entry_point")`` gives the batched ``majiang_env.vector_env.SeatVectorEnv`` |
 
 ``opponents`` — one spec for all three other seats, or a list of three (for
@@ -50,7 +50,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .checks import ActionSpaceError, ResetNeededError, action_id, as_seat, in_action_range
+from .checks import ActionSpaceError, ResetNeededError, action_id, as_finite, as_seat, in_action_range
 from .game import Game
 from .policies import POLICIES, make_policy
 from .observation import check_obs_type, observation_space
@@ -97,7 +97,7 @@ class SingleAgentEnv(gym.Env):
         self.opponents = [None if _is_factory(s) else s for s in specs]
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = as_finite("reward_scale", reward_scale)
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
@@ -106,6 +106,7 @@ class SingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game = None
         self._over = False
+        self._carry = 0
 
     # ---- helpers --------------------------------------------------------
     def _mask(self):
@@ -143,9 +144,12 @@ class SingleAgentEnv(gym.Env):
         for i, s in enumerate(self._specs):
             if _is_factory(s):
                 self.opponents[i] = make_policy(s, int(rng.integers(2 ** 63)), self.rules)
-        self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
+        while True:   # a game that ends before our seat's first decision is skipped (docs/guide.md)
+            self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
+            self._carry = self._play_others()   # hands that closed before our first turn: paid with the first step
+            if not self.game.done:
+                break
         self._over = False
-        self._play_others()  # every seat makes its 変 choices first: no hand closes before our turn
         return self.game.observe(self.seat, self.obs_type), self._info()
 
     def step(self, action):
@@ -165,7 +169,8 @@ class SingleAgentEnv(gym.Env):
             info = self._info()
             info["illegal"] = True
             return g.observe(self.seat, self.obs_type), self.illegal_reward, True, False, info
-        gained = int(g.step(a)[self.seat]) + self._play_others()
+        gained = int(g.step(a)[self.seat]) + self._play_others() + self._carry
+        self._carry = 0
         return g.observe(self.seat, self.obs_type), self.reward_scale * gained, bool(g.done), False, self._info()
 
     def render(self):

@@ -149,6 +149,32 @@ def test_step_returns_new_arrays_scaled_rewards_and_each_finished_game_final_sco
         assert all(np.array_equal(x, y) for x, y in zip((r, term, trunc, info["seat"], info["_seat"]), saved))
 
 
+EARLY_END = dict(hands_per_game=1, exchange=False, wins_to_close=1)   # a game can end before a seat acts
+
+
+def test_a_game_that_ends_before_the_learners_first_decision_is_skipped():
+    """(From an adversarial test: such a slot used to stay over and the next step
+    raised ResetNeededError.) At reset and at autoreset the slot goes on to its
+    next game; each reported game's rewards still add up to its final score."""
+    env = SeatVectorEnv(40, opponents="greedy", seat=3, **EARLY_END)
+    env.reset(seed=597)   # slot 39's game 39 is won before seat 3 acts
+    assert env._gidx[39] == 79 and env.action_masks().any(1).all()
+    B = 2000
+    env = SeatVectorEnv(B, opponents="greedy", seat="random", **EARLY_END)
+    env.reset(seed=0)
+    rng, total, skips, games = np.random.default_rng(0), np.zeros(B), 0, env._gidx.copy()
+    for _ in range(110):
+        _, r, term, _, info = env.step(env.sample_actions(rng.normal(size=(B, 156))))
+        total += r
+        for i in np.flatnonzero(term):
+            assert info["final_info"]["scores"][i][0] == total[i]
+            total[i] = 0
+        assert (env._gidx[~term] == games[~term]).all() and (env._gidx[term] - games[term] >= B).all()
+        skips += int((env._gidx - games > B).sum())
+        games = env._gidx.copy()
+    assert skips >= 1   # the run passes through the skip (slot 87, step 102)
+
+
 def test_vector_conventions_and_make_vec():
     env = gym.make_vec("majiang_env/SingleAgent-v1", num_envs=4, vectorization_mode="vector_entry_point",
                        opponents="greedy", obs_type="features")

@@ -178,3 +178,31 @@ def test_maskable_ppo_smoke():
         if term:
             break
     assert term
+
+
+def test_a_game_that_ends_before_the_seats_first_decision_is_skipped(monkeypatch):
+    """reset(seed=286171) draws a first game that an opponent wins before seat 3
+    acts (one hand, no exchange, the first win closes it): reset starts another,
+    and the episode's rewards add up to the final score."""
+    import majiang_env.wrappers as W
+    made = []
+
+    class Counted(W.Game):
+        def __init__(self, *args, **kwargs):
+            made.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(W, "Game", Counted)
+    env = W.SingleAgentEnv(opponents="random", seat=3, reward_scale=0.5, hands_per_game=1, exchange=False,
+                           wins_to_close=1)
+    obs, info = env.reset(seed=286171)
+    assert len(made) == 2 and not env.game.done and info["action_mask"].any()
+    total, done = 0.0, False
+    while not done:
+        _, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        total += r
+    assert total == 0.5 * info["scores"][3]
+    with pytest.raises(ValueError):
+        W.SingleAgentEnv(reward_scale=10 ** 400)
+    with pytest.raises(ValueError):
+        W.SingleAgentEnv(reward_scale="1")

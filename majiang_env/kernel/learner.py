@@ -68,16 +68,21 @@ def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rng
                  status, rewards, term, ws):
     """After the slot's last action: play the in-kernel opponents; a finished game
     reports its reward and final observation and restarts (same-step autoreset),
-    and its opponents play on in the new game (the loop runs twice at most: one
-    call site, so the opponents' code is compiled into the step once)."""
-    for again in range(2):
+    and its opponents play on in the new game. ``term[b]`` (cleared by each env
+    step) tells whether the slot has reported a game in this step: a game that
+    ends after that ended before the learner's first decision in it, and is
+    skipped with its points (possible only with one hand per game that the first
+    win closes; docs/guide.md). One call site of the opponents' loop, so their
+    code is compiled into the step once."""
+    while True:
         status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
-        if status[b] != OVER or again:
+        if status[b] != OVER:
             break
-        rewards[b] += acc[b]
+        if not term[b]:
+            rewards[b] += acc[b]
+            term[b] = True
+            publish_seat(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
         acc[b] = 0
-        term[b] = True
-        publish_seat(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
         _start(st, rules, wt, b, gidx[b] + st.shape[0], seat, seed, lseat, gidx, rngs)
     if status[b] == LEARNER:
         publish(st, rules, dt, view, b, ws[2])
@@ -145,9 +150,16 @@ def publish_rows(st, rules, dt, view, rows, wss):
 
 @kernel_jit
 def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes, acc, status, ws):
-    _start(st, rules, wt, b, b, seat, seed, lseat, gidx, rngs)
-    acc[b] = 0
-    status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
+    """Start slot b's first game; skip each game that ends before the learner's
+    first decision (see ``_settle_slot``)."""
+    g = b
+    while True:
+        _start(st, rules, wt, b, g, seat, seed, lseat, gidx, rngs)
+        acc[b] = 0
+        status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
+        if status[b] != OVER:
+            break
+        g += st.shape[0]
     if status[b] == LEARNER:
         publish(st, rules, dt, view, b, ws[2])
 
