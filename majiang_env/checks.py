@@ -66,7 +66,11 @@ def as_finite(name: str, value) -> float:
             x = float("inf")
         if math.isfinite(x):
             return x
-    raise ValueError(f"{name} must be a finite number, got {value!r:.80}")
+    try:
+        shown = repr(value)[:80]
+    except ValueError:   # an int too long for repr
+        shown = f"an int of {value.bit_length()} bits"
+    raise ValueError(f"{name} must be a finite number, got {shown}")
 
 
 def as_seat(seat, name: str = "seat") -> int:

@@ -143,7 +143,7 @@ class MajiangMultiAgentEnv(MultiAgentEnv):
         self.illegal = cfg.pop("illegal", "terminate")
         if self.illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {self.illegal!r}")
-        self.illegal_reward = float(cfg.pop("illegal_reward", -1000.0))
+        self.illegal_reward = as_finite("illegal_reward", cfg.pop("illegal_reward", -1000.0))
         self.rules = make_rules(cfg.pop("rules", None), **cfg)
         inner = observation_space(self.obs_type)
         space = gym.spaces.Dict({

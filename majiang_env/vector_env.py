@@ -23,10 +23,10 @@ every slot and plays on until the learner is to act again.
 |---|---|
 | ``single_observation_space`` | ``Box`` of ``obs_type``: int16 (436,) ``"compact"`` (default), float32 (FEAT_SIZE,) ``"features"`` (``majiang_env.observation``) |
 | ``single_action_space`` | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` bool (B, 156) |
-| reward | ``reward_scale`` x the learner's point change in the hands that closed during the step |
-| episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated. A game that ends before the learner's first decision in it (only one hand per game, closed by an early win: ``exchange=False``, ``wins_to_close=1``) is skipped, its points with it: the slot goes on to its next game |
+| reward | ``reward_scale`` x the learner's point change in the hands that closed during the step (a game's first step also pays for hands that closed before the learner's first decision) |
+| episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated. A game that ends before the learner's first decision in it (in practice only with one hand per game closed by an early win: ``exchange=False``, ``wins_to_close=1``) is skipped, its points with it: the slot goes on to its next game |
 | autoreset | ``AutoresetMode.SAME_STEP``: a finished slot already holds its next game; ``info["final_obs"][i]`` is the learner's last observation and ``info["final_info"]["scores"][i]`` the final scores (relative to the learner, the learner first) |
-| seeds | ``reset(seed=s)``: slot i plays games i, i + B, ... and game j is ``Game(seed=game_seed(s, j))``, whatever B; the learner's seat is fixed or drawn from the game's seed; opponents and ``sample_actions`` draw from per-game streams, so the same seed and actions give the same run |
+| seeds | ``reset(seed=s)``: slot i plays games i, i + B, ... (passing over a skipped game's index) and game j is ``Game(seed=game_seed(s, j))``, whatever B; the learner's seat is fixed or drawn from the game's seed; opponents and ``sample_actions`` draw from per-game streams, so the same seed and actions give the same run |
 | ``info["seat"]`` | the learner's seat in each slot's current game |
 
 ``opponents``: one spec for the three other seats, or a list of three (the

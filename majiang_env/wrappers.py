@@ -22,8 +22,8 @@ reads ``action_masks()`` by itself.
 |---|---|
 | Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/kernel/observe.py``); ``obs_type="features"``: the float32 encoding of ``majiang_env.observation`` |
 | Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
-| Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
-| Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated. A game that ends before the seat's first decision (one hand per game, closed by an early win) is skipped: ``reset`` starts another |
+| Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included; the first step also pays for hands closed before the seat's first decision); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
+| Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated. A game that ends before the seat's first decision (in practice only one hand per game, closed by an early win) is skipped: ``reset`` starts another |
 | Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env.wrappers``; ``gymnasium.make_vec(..., num_envs=B, vectorization_mode="vector_entry_point")`` gives the batched ``majiang_env.vector_env.SeatVectorEnv`` |
 
 ``opponents`` — one spec for all three other seats, or a list of three (for
@@ -99,7 +99,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = 0 if seat == "random" else int(seat)
         self.reward_scale = as_finite("reward_scale", reward_scale)
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = as_finite("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.obs_type = check_obs_type(obs_type)
         self.observation_space = observation_space(obs_type)

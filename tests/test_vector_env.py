@@ -175,6 +175,33 @@ def test_a_game_that_ends_before_the_learners_first_decision_is_skipped():
     assert skips >= 1   # the run passes through the skip (slot 87, step 102)
 
 
+def _win_first(obs, mask):
+    """An external opponent: 模 or 栄 when legal, else the first legal id."""
+    m = mask.astype(bool)
+    a = m.argmax(1)
+    for win in (108, 117, 118, 119):
+        a = np.where(m[:, win], win, a)
+    return a
+
+
+def test_early_ends_with_external_opponents_and_points_before_the_first_decision():
+    """The skip through the external-opponent rounds (slot 15 of seed 36: game 15 is
+    won before seat 3 acts), and points of a hand closed before the learner's first
+    decision in a two-hand game: paid with the game's first step (slot 107 of seed
+    141 holds -21 after reset)."""
+    env = SeatVectorEnv(500, opponents=[_win_first] * 3, seat=3, **EARLY_END)
+    env.reset(seed=36)
+    assert env._gidx[15] == 515 and env.action_masks().any(1).all() and not env._acc.any()
+    env = SeatVectorEnv(1000, opponents="greedy", seat=3, **{**EARLY_END, "hands_per_game": 2})
+    env.reset(seed=141)
+    assert env._acc[107] == -21
+    total, term = 0, np.zeros(1000, bool)
+    while not term[107]:
+        _, r, term, _, info = env.step(env.action_masks().argmax(1))
+        total += r[107]
+    assert total == info["final_info"]["scores"][107][0]
+
+
 def test_vector_conventions_and_make_vec():
     env = gym.make_vec("majiang_env/SingleAgent-v1", num_envs=4, vectorization_mode="vector_entry_point",
                        opponents="greedy", obs_type="features")

@@ -5,7 +5,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import agents
-from majiang_env import Game
 from majiang_env.wrappers import ENV_ID, SingleAgentEnv, make_agent
 from majiang_env.kernel.observe import OBS_SIZE
 from majiang_env.rules import A_DRAW, NUM_ACTIONS
@@ -206,3 +205,20 @@ def test_a_game_that_ends_before_the_seats_first_decision_is_skipped(monkeypatch
         W.SingleAgentEnv(reward_scale=10 ** 400)
     with pytest.raises(ValueError):
         W.SingleAgentEnv(reward_scale="1")
+
+
+def test_points_of_hands_closed_before_the_seats_first_decision_are_paid():
+    """reset(seed=38591): the first hand closes (-23 for seat 3) before seat 3 acts;
+    the points come with the first step, and the episode adds up to the score."""
+    env = SingleAgentEnv(opponents="greedy", seat=3, hands_per_game=2, exchange=False, wins_to_close=1)
+    obs, info = env.reset(seed=38591)
+    assert env._carry == -23
+    total, done = 0.0, False
+    while not done:
+        _, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        total += r
+    assert total == info["scores"][3]
+    with pytest.raises(ValueError, match="illegal_reward"):
+        SingleAgentEnv(illegal_reward=float("nan"))
+    with pytest.raises(ValueError, match="bits"):
+        SingleAgentEnv(reward_scale=10 ** 5000)
