@@ -71,8 +71,8 @@ def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rng
     and its opponents play on in the new game. ``term[b]`` (cleared by each env
     step) tells whether the slot has reported a game in this step: a game that
     ends after that ended before the learner's first decision in it, and is
-    skipped with its points (possible only with one hand per game that the first
-    win closes; docs/guide.md). One call site of the opponents' loop, so their
+    skipped with its points (in practice only with one hand per game that the
+    first win closes; docs/guide.md). One call site of the opponents' loop, so their
     code is compiled into the step once."""
     while True:
         status[b] = _play_opponents(st, rules, wt, dt, b, lseat, codes, rngs, acc, ws)
