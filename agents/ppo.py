@@ -187,6 +187,9 @@ class PPOConfig:
     seed: int = 0
 
 
+CHUNK = 2048    # samples per forward / backward pass inside a minibatch (see ppo_update)
+
+
 @functools.lru_cache(maxsize=None)
 def keep_freed_memory() -> bool:
     """Make this process's C allocator (glibc's ``malloc``) keep the memory torch frees
@@ -487,9 +490,6 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
                 vl_sum += vl
                 nb += 1
     return (ent_sum / nb, vl_sum / nb) if nb else (None, None)
-
-
-CHUNK = 2048    # samples per forward / backward pass inside a minibatch (see ppo_update)
 
 
 def _log_record(rec, log):
