@@ -143,6 +143,18 @@ def test_wins_happen_with_biased_policy():
     assert wins >= 5
 
 
+def test_no_game_is_over_before_its_first_chosen_decision():
+    """A win is always chosen (never forced) and a hand cannot run out on forced moves alone, so a
+    new game always waits for a decision; the AEC and RLlib envs' reset relies on it. Checked under
+    the rules that end a game soonest."""
+    rules = [RuleConfig(hands_per_game=1, exchange=False, wins_to_close=1, discard_drawn=d, chow_from=c)
+             for d in (False, True) for c in ("next", "previous")]
+    for seed in range(5000):
+        for r in rules:
+            g = Game(r, seed=seed)
+            assert not g.done and g.legal_mask().sum() >= 2
+
+
 def test_same_seed_same_record_in_fresh_process():
     code = ("import random, json, majiang_env as m\n"
             "import sys; sys.path.insert(0, 'tests')\n"

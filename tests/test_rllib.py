@@ -30,11 +30,15 @@ def test_rllib_own_env_check_passes():
     check_multiagent_environments(MajiangMultiAgentEnv({"hands_per_game": 1}))
 
 
-def test_games_follow_the_engine_and_rewards_add_up_to_scores():
-    env = MajiangMultiAgentEnv({"hands_per_game": 2, "reward_scale": 0.5})
+# the second config ends games soonest (one hand, no 変, the first win closes it): every reset
+# still hands a decision to some agent, and early-ending games still pay every agent its score
+@pytest.mark.parametrize("config, games", [({"hands_per_game": 2}, 3),
+                                           ({"hands_per_game": 1, "exchange": False, "wins_to_close": 1}, 40)])
+def test_games_follow_the_engine_and_rewards_add_up_to_scores(config, games):
+    env = MajiangMultiAgentEnv({**config, "reward_scale": 0.5})
     rng = np.random.default_rng(0)
     obs, infos = env.reset(seed=9)
-    for j in range(3):                        # game j of run 9, the later ones by reset()
+    for j in range(games):                    # game j of run 9, the later ones by reset()
         if j:
             obs, infos = env.reset()
         ref = Game(env.rules, seed=game_seed(9, j))

@@ -1,0 +1,207 @@
+"""What reading the opponents' hands would be worth: a measurement, not an agent.
+
+Issue 16 asks the search agent to gain +10 points per hand over a greedy
+player in its seat. This script measures where such a gain could come from,
+with duplicate deals like ``majiang_env.arena`` (deal d is
+``Game(seed=game_seed(seed, d))``; the player under test sits in each seat in
+turn, the other three are greedy; its points are compared with a greedy
+player's in the same seat of the same deal, and the 95% t interval is taken
+over deals). Every seat keeps its own greedy tie-break stream, the same in the
+test game and in the all-greedy game, so the two games differ only where the
+player under test leaves the greedy action.
+
+Players under test (each is greedy, ``kernel/greedy.py``, except at discards):
+
+``oracle``      **reads the other seats' concealed hands** (the real game
+                state; no agent may do this): among the discards that leave
+                greedy's deficiency, it avoids one that a seat still in the
+                hand could win on (栄) at its next turn, keeping greedy's
+                choice when it is safe, else the safe one with the most
+                acceptance.
+``oracle+1``    the same, also allowing a discard one deficiency step worse.
+``search``      the in-kernel search agent (``kernel/search.py``; parameters
+                from ``--search``, e.g. ``samples=32,confidence=0.5``, as in
+                ``benchmarks/arena.py``) at every decision of its seat: the honest player
+                this measurement is about. It gets a copy of its seat's greedy
+                stream, so its seat's stream advances as a greedy player's
+                would and the other seats' games stay paired.
+``latest``      an honest rule: reads only its observation. A seat never waits
+                on its own latest discard (that hand plus the card would have
+                been a 模 its owner declined), so that card is safe against
+                that seat. Among the discards that leave greedy's deficiency
+                *and* acceptance (greedy's own tie, which it breaks at random)
+                it takes the one safe against the most seats still playing.
+
+    python benchmarks/search_ceiling.py --deals 200
+
+The gap between ``oracle`` and what honest players reach
+(``benchmarks/ladder.py``: search agent, pretrained policy) is the value of
+the opponents' hidden cards; docs/performance.md ("Ladder") reports it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from majiang_env import Game, RuleConfig, tables  # noqa: E402
+from majiang_env.arena import mean_ci  # noqa: E402
+from majiang_env.kernel import core  # noqa: E402
+from majiang_env.kernel import layout as L  # noqa: E402
+from majiang_env.kernel.greedy import W_ACC, W_VAL, greedy_action, new_work, option_values  # noqa: E402
+from majiang_env.kernel.observe import OBS_RIVER, OBS_SCALAR, S_RETIRED  # noqa: E402
+from majiang_env.kernel.players import agent_params, new_workspace  # noqa: E402
+from majiang_env.kernel.search import search_action  # noqa: E402
+from majiang_env.rules import A_DISCARD  # noqa: E402
+from majiang_env.vector import game_seed, parse_agent  # noqa: E402
+
+PLAYERS = ("oracle", "oracle+1", "latest", "search")
+DISCARDS = range(A_DISCARD, A_DISCARD + 36)
+
+
+class Tables:
+    def __init__(self, rules, search=None):
+        self.rules = rules
+        self.dt = tables.deficiency_table()
+        self.wt = tables.win_table()
+        self.w = new_work()
+        self.chow_off = 1 if rules.chow_from == "next" else 3
+        self.kuikae = int(rules.kuikae)
+        self.params = agent_params("search", search or {})
+        self.space = new_workspace()
+
+
+def deals_in(game, t, p, kind) -> bool:
+    """Could a seat other than p, still in the hand, win on a discard of ``kind`` (true hands)?"""
+    st = game._st  # the real state: this is the oracle's cheat
+    return any(q != p and not st[L.RETIRED + q] and core.is_win(st, t.wt, q, kind) for q in range(4))
+
+
+def latest_safe(obs, kind) -> int:
+    """Seats still playing against which ``kind`` is safe by the latest-discard rule (observation only)."""
+    n = 0
+    for r in range(1, 4):
+        if obs[OBS_SCALAR + S_RETIRED + r]:
+            n += 1
+            continue
+        river = obs[OBS_RIVER + r * 18:OBS_RIVER + (r + 1) * 18]
+        filled = np.flatnonzero(river)
+        n += bool(filled.size) and river[filled[-1]] - 1 == kind
+    return n
+
+
+def choose(player, game, t, p, obs, mask, a):
+    """The player's discard-phase action, given greedy's choice ``a``."""
+    option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
+    w = t.w
+    va, acc = w[W_VAL + a], w[W_ACC + a]
+    if player == "latest":
+        tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va and w[W_ACC + b] == acc]
+        best = max(latest_safe(obs, b - A_DISCARD) for b in tied)
+        if latest_safe(obs, a - A_DISCARD) == best:
+            return a
+        return min(b for b in tied if latest_safe(obs, b - A_DISCARD) == best)
+    if not deals_in(game, t, p, a - A_DISCARD):
+        return a
+    slack = 1 if player == "oracle+1" else 0
+    safe = [b for b in DISCARDS if mask[b] and w[W_VAL + b] <= va + slack and not deals_in(game, t, p, b - A_DISCARD)]
+    if not safe:
+        return a
+    return max(safe, key=lambda b: (-w[W_VAL + b], w[W_ACC + b], -b))
+
+
+def discard_stats(game, t, p, obs, mask, a, stats):
+    """Count greedy's discard ``a``: [discards, ones that deal in, ones of those with a safe
+    alternative of the same deficiency] (reads the real hands, like the oracle)."""
+    stats[0] += 1
+    if deals_in(game, t, p, a - A_DISCARD):
+        stats[1] += 1
+        option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
+        va = t.w[W_VAL + a]
+        stats[2] += any(mask[b] and t.w[W_VAL + b] == va and not deals_in(game, t, p, b - A_DISCARD)
+                        for b in DISCARDS)
+
+
+def play(seed, t, special=-1, player=None, stats=None):
+    """Final scores of one game; seat ``special`` plays ``player``, every other seat greedy.
+    ``stats`` (all-greedy games): discard counts (:func:`discard_stats`), then wins, their
+    points (3 x base) and the points paid for 栄 (deal-ins), summed over the game."""
+    game = Game(t.rules, seed=seed)
+    rngs = [np.array([(seed * 4 + s + 1) % 2 ** 64], np.uint64) for s in range(4)]
+    while not game.done:
+        p = game.current_player
+        obs, mask = game.observe(p), game.legal_mask()
+        own = rngs[p].copy()
+        a = greedy_action(obs, mask, rngs[p], t.dt, t.chow_off, t.kuikae, t.w)
+        if p == special and player == "search":
+            a = search_action(game._st, game._rules, t.wt, own, t.dt, t.params, *t.space)
+        elif stats is not None and game.phase == "discard" and A_DISCARD <= a < A_DISCARD + 36:
+            discard_stats(game, t, p, obs, mask, a, stats)
+        elif p == special and game.phase == "discard" and A_DISCARD <= a < A_DISCARD + 36:
+            a = choose(player, game, t, p, obs, mask, a)
+        game.step(a)
+    if stats is not None:
+        for h in range(t.rules.hands_per_game):
+            for win in game.wins(h):
+                stats[3] += 1
+                stats[4] += 3 * win["base"]
+                stats[5] += 3 * win["base"] if win["from"] is not None else 0
+    return game.scores
+
+
+def at_least(lo):
+    def parse(text):
+        value = int(text)
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {value}")
+        return value
+    return parse
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--deals", type=at_least(2), default=200, help="at least 2, for an interval")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:3]), choices=PLAYERS,
+                    help="default: the three fast ones; 'search' takes about 2 s per deal")
+    ap.add_argument("--search", default="", metavar="OPTIONS",
+                    help="the search agent's parameters, e.g. samples=32,confidence=0.5 (default: its defaults)")
+    args = ap.parse_args(argv)
+    rules = RuleConfig()
+    try:
+        spec = parse_agent(f"search:{args.search}" if args.search else "search")
+    except ValueError as e:
+        ap.error(f"--search: {e}")
+    t = Tables(rules, spec[1] if isinstance(spec, tuple) else None)
+    gain = {x: np.zeros(args.deals) for x in args.players}
+    stats = np.zeros(6, np.int64)
+    t0 = time.perf_counter()
+    for d in range(args.deals):
+        seed = game_seed(args.seed, d)
+        base = play(seed, t, stats=stats)
+        for x in args.players:
+            for s in range(4):
+                gain[x][d] += (play(seed, t, s, x)[s] - base[s]) / (4 * rules.hands_per_game)
+    secs = time.perf_counter() - t0
+    search = f"; search: {args.search or 'defaults'}" if "search" in args.players else ""
+    print(f"{args.deals} deals x 4 seats, seed {args.seed}, default rules{search}; {secs:.0f} s; load average "
+          f"{os.getloadavg()[0]:.1f}")
+    seat_hands = 4 * rules.hands_per_game * args.deals
+    n, dealins, avoidable, wins, points, ron_points = stats
+    print(f"all-greedy games: a seat discards {n / seat_hands:.1f} times per hand, {dealins / seat_hands:.3f} of "
+          f"them deal in (the discard completes a hand still playing), {avoidable / max(dealins, 1):.0%} of those "
+          f"with a safe discard of the same deficiency; wins {wins / seat_hands:.3f} per seat and hand at "
+          f"{points / max(wins, 1):.1f} points each; deal-ins cost a seat {ron_points / seat_hands:.1f} points per hand")
+    print(f"{'player':10} gain over greedy in its seats, points/hand [95% CI over deals]")
+    for x in args.players:
+        c = mean_ci(gain[x])
+        print(f"{x:10} {c['mean']:+.1f} [{c['ci'][0]:+.1f}, {c['ci'][1]:+.1f}]")
+
+
+if __name__ == "__main__":
+    main()
