@@ -3,11 +3,13 @@
 ``perf`` reads a JIT's function names from ``/tmp/perf-<pid>.map`` (one line per
 function: start address, size, name, in hex). numba writes none, and the
 llvmlite wheels have no perf JIT listener, so without a map ``perf report``
-shows the kernel as anonymous addresses. This script records the object code
-numba loads from its on-disk cache (a hook on numba's object cache, the one
-place that object code passes through), runs the workload, and at the end
-lists the functions of that object code (``nm``) at the addresses the JIT gave
-them, for every compiled function of ``majiang_env.kernel``.
+shows numba's code as anonymous addresses. This script keeps the object code
+of every module numba compiles or loads from its on-disk cache (hooks on
+numba's object cache, which both pass through), runs the workload, and at the
+end lists the functions of that object code (``nm``) at the addresses the JIT
+gave them: the kernel's functions, and the numba runtime helpers they call.
+Specializations of one function share its name (``perf report`` shows them as
+separate rows).
 
     perf record -F 999 -g -o /tmp/perf.data python benchmarks/profile_step.py --seconds 10
     perf report -i /tmp/perf.data --no-children --sort symbol
@@ -15,12 +17,13 @@ them, for every compiled function of ``majiang_env.kernel``.
 Workloads (``--workload``): ``seat`` (default) steps ``SeatVectorEnv(B,
 opponents="random", seat="random", obs_type="compact")`` with the numpy
 masked-random learner of ``bench_fastpath.py`` on one numba thread; ``selfplay``
-plays whole games of random agents in compiled code.
+plays whole games of random agents in compiled code. Each runs once before the
+clock starts, so a cold cache compiles outside the timed part (a perf
+recording still includes the compile; profile with a warm cache).
 
-The hook sees object code only when numba loads it from its cache: run the
-script once to fill the cache (or any benchmark), then profile. It relies on
-numba's private ``CPUCodeLibrary._object_getbuffer_hook`` (numba 0.60-0.62);
-where that is missing it says so and runs the workload without a map.
+It relies on numba's private ``CPUCodeLibrary._object_compiled_hook`` and
+``_object_getbuffer_hook`` (checked with numba 0.68); where they are missing
+it says so and runs the workload without a map.
 docs/performance.md ("Profiling the compiled step") shows what it found.
 """
 from __future__ import annotations
@@ -35,46 +38,54 @@ import time
 
 from numba.core import codegen  # the hook must be in place before majiang_env compiles or loads anything
 
-_BUFFERS = []
+_BUFFERS = []    # object code of every module numba compiled or loaded from its cache
 try:
-    _ORIGINAL = codegen.CPUCodeLibrary._object_getbuffer_hook.__func__
+    _COMPILED = codegen.CPUCodeLibrary._object_compiled_hook.__func__
+    _LOADED = codegen.CPUCodeLibrary._object_getbuffer_hook.__func__
 
-    def _keep_buffer(cls, ll_module):
-        buf = _ORIGINAL(cls, ll_module)
+    def _keep_compiled(cls, ll_module, buf):
+        _BUFFERS.append(buf)
+        return _COMPILED(cls, ll_module, buf)
+
+    def _keep_loaded(cls, ll_module):
+        buf = _LOADED(cls, ll_module)
         if buf:
             _BUFFERS.append(buf)
         return buf
 
-    codegen.CPUCodeLibrary._object_getbuffer_hook = classmethod(_keep_buffer)
+    codegen.CPUCodeLibrary._object_compiled_hook = classmethod(_keep_compiled)
+    codegen.CPUCodeLibrary._object_getbuffer_hook = classmethod(_keep_loaded)
     HOOKED = True
 except AttributeError:
     HOOKED = False
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 
 from bench_fastpath import masked_random  # noqa: E402
 from majiang_env import selfplay  # noqa: E402
 from majiang_env.vector_env import SeatVectorEnv  # noqa: E402
 
 
-def dispatchers():
-    """Every compiled function of ``majiang_env.kernel``'s modules."""
-    found = {}
+def a_library():
+    """Any library of a compiled function: its lookup reads the JIT's whole symbol table."""
     for mod in list(sys.modules.values()):
         if getattr(mod, "__name__", "").startswith("majiang_env.kernel"):
             for obj in vars(mod).values():
-                if hasattr(obj, "overloads") and hasattr(obj, "py_func"):
-                    found[id(obj)] = obj
-    return list(found.values())
+                for cres in getattr(obj, "overloads", {}).values():
+                    return cres.library
+    return None
 
 
 def readable(symbol: str) -> str:
     """``_ZN11majiang_env6kernel4core6settleB2v8...`` -> ``majiang_env.kernel.core.settle`` (numba's
     Itanium-style names: length-prefixed parts up to the first tag ``B`` or the end ``E``)."""
-    if not symbol.startswith("_ZN"):
+    at = symbol.find("_ZN")
+    if at < 0:
         return symbol
+    prefix, symbol = symbol[:at], symbol[at:]    # e.g. "cfunc." of a C wrapper
     parts, i = [], 3
     while i < len(symbol) and symbol[i].isdigit():
         j = i
@@ -83,14 +94,14 @@ def readable(symbol: str) -> str:
         n = int(symbol[i:j])
         parts.append(symbol[j:j + n])
         i = j + n
-    return ".".join(parts) or symbol
+    return prefix + ".".join(parts) if parts else prefix + symbol
 
 
 def write_perf_map() -> tuple[str, int]:
     """Write /tmp/perf-<pid>.map from the object code seen; returns (path, functions named)."""
-    libs = [cres.library for d in dispatchers() for cres in d.overloads.values()]
-    lines = set()
-    for obj in _BUFFERS:
+    lib = a_library()
+    sizes = {}
+    for obj in _BUFFERS if lib is not None else ():
         with tempfile.NamedTemporaryFile(suffix=".o", delete=False) as f:
             f.write(obj)
         try:
@@ -101,19 +112,17 @@ def write_perf_map() -> tuple[str, int]:
             parts = line.split()
             if len(parts) != 4 or parts[2] not in "tTwW":
                 continue
-            size, symbol = int(parts[1], 16), parts[3]
-            for lib in libs:
-                try:
-                    address = lib.get_pointer_to_function(symbol)
-                except Exception:  # not in this library
-                    address = 0
-                if address:
-                    lines.add(f"{address:x} {size:x} {readable(symbol)}\n")
-                    break
+            try:
+                address = lib.get_pointer_to_function(parts[3])
+            except Exception:  # a symbol the JIT did not keep
+                address = 0
+            if address:   # the same function seen in several object files: keep its largest size
+                size = max(sizes.get(address, (0, ""))[0], int(parts[1], 16))
+                sizes[address] = (size, readable(parts[3]))
     path = f"/tmp/perf-{os.getpid()}.map"
     with open(path, "w") as f:
-        f.writelines(sorted(lines))
-    return path, len(lines)
+        f.writelines(f"{a:x} {size:x} {name}\n" for a, (size, name) in sorted(sizes.items()))
+    return path, len(sizes)
 
 
 def run(workload: str, seconds: float, envs: int) -> str:
@@ -127,6 +136,7 @@ def run(workload: str, seconds: float, envs: int) -> str:
         return f"{games / (time.perf_counter() - t0):,.0f} games/s"
     env = SeatVectorEnv(envs, opponents="random", seat="random", obs_type="compact", copy=False, num_threads=1)
     env.reset(seed=0)
+    env.step(masked_random(rng, env.action_masks()))   # compile / load
     steps = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -146,8 +156,6 @@ def main(argv=None):
         print("no perf map: this numba has no CPUCodeLibrary._object_getbuffer_hook")
     elif shutil.which("nm") is None:
         print("no perf map: `nm` (binutils) is not installed")
-    elif not _BUFFERS:
-        print("no perf map: numba compiled instead of loading its cache; run this script again")
     else:
         path, n = write_perf_map()
         print(f"{path}: {n} functions; `perf report` on this run names them")

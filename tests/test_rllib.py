@@ -20,6 +20,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 
 from majiang_env.checks import IllegalActionError  # noqa: E402
 from majiang_env.game import Game  # noqa: E402
+from majiang_env.policies import GreedyAgent  # noqa: E402
 from majiang_env.rllib import AGENTS, MajiangMultiAgentEnv, MaskedPPOTorchRLModule, logits_fn  # noqa: E402
 from majiang_env.vector import game_seed  # noqa: E402
 
@@ -30,13 +31,16 @@ def test_rllib_own_env_check_passes():
     check_multiagent_environments(MajiangMultiAgentEnv({"hands_per_game": 1}))
 
 
-# the second config ends games soonest (one hand, no 変, the first win closes it): every reset
-# still hands a decision to some agent, and early-ending games still pay every agent its score
+# Actions: greedy's, or with probability 0.2 a random legal one, so hands are won and points move.
+# The second config ends games soonest (one hand, no 変, the first win closes it): every reset
+# still hands a decision to some agent, and games that end early still pay every agent its score.
 @pytest.mark.parametrize("config, games", [({"hands_per_game": 2}, 3),
-                                           ({"hands_per_game": 1, "exchange": False, "wins_to_close": 1}, 40)])
+                                           ({"hands_per_game": 1, "exchange": False, "wins_to_close": 1}, 20)])
 def test_games_follow_the_engine_and_rewards_add_up_to_scores(config, games):
     env = MajiangMultiAgentEnv({**config, "reward_scale": 0.5})
     rng = np.random.default_rng(0)
+    greedy = [GreedyAgent(seed=s, rules=env.rules) for s in range(4)]
+    scored = 0
     obs, infos = env.reset(seed=9)
     for j in range(games):                    # game j of run 9, the later ones by reset()
         if j:
@@ -49,7 +53,10 @@ def test_games_follow_the_engine_and_rewards_add_up_to_scores(config, games):
             assert seat == ref.current_player and env.observation_spaces[agent].contains(o)
             assert np.array_equal(o["observations"], ref.observe(seat, "features"))
             assert np.array_equal(o["action_mask"], ref.legal_mask())
-            a = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            if rng.random() < 0.2:
+                a = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            else:
+                a = int(greedy[seat]({"observation": ref.observe(seat), "action_mask": ref.legal_mask()}))
             ref.step(a)
             obs, rewards, terms, truncs, infos = env.step({agent: np.int64(a)})
             assert not truncs["__all__"]
@@ -60,10 +67,12 @@ def test_games_follow_the_engine_and_rewards_add_up_to_scores(config, games):
                 break
             assert len(obs) == 1
         assert ref.done and set(obs) == set(AGENTS) and all(terms[a] for a in AGENTS)
+        scored += bool(ref.scores.any())
         for s, a in enumerate(AGENTS):
             assert not obs[a]["action_mask"].any()
             assert infos[a]["score"] == ref.scores[s]
             assert totals[a] == pytest.approx(0.5 * ref.scores[s])
+    assert scored >= games // 2
 
 
 def test_illegal_actions_terminate_or_raise():

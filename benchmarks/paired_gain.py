@@ -1,42 +1,48 @@
-"""What reading the opponents' hands would be worth: a measurement, not an agent.
+"""Paired gains over greedy: what avoiding deal-ins with the other hands in view is worth, and what the search agent gains.
 
 Issue 16 asks the search agent to gain +10 points per hand over a greedy
-player in its seat. This script measures where such a gain could come from,
-with duplicate deals like ``majiang_env.arena`` (deal d is
+player in its seat. This script measures players against that yardstick on
+duplicate deals, as ``majiang_env.arena`` does: deal d is
 ``Game(seed=game_seed(seed, d))``; the player under test sits in each seat in
-turn, the other three are greedy; its points are compared with a greedy
-player's in the same seat of the same deal, and the 95% t interval is taken
-over deals). Every seat keeps its own greedy tie-break stream, the same in the
-test game and in the all-greedy game, so the two games differ only where the
-player under test leaves the greedy action.
+turn, the other three seats are greedy; its points are compared with a
+greedy player's in the same seat of the same deal, and the 95% t interval is
+taken over deals. Every seat keeps its own greedy tie-break stream, the same
+in the test game and in the all-greedy game, so the two games are identical
+up to the first decision where the player under test leaves greedy's action:
+a player that rarely deviates gets a tight interval.
 
-Players under test (each is greedy, ``kernel/greedy.py``, except at discards):
+Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
 
 ``oracle``      **reads the other seats' concealed hands** (the real game
-                state; no agent may do this): among the discards that leave
-                greedy's deficiency, it avoids one that a seat still in the
-                hand could win on (栄) at its next turn, keeping greedy's
-                choice when it is safe, else the safe one with the most
-                acceptance.
+                state; no agent may do this), at its discards (打): among the
+                discards that leave greedy's deficiency, it avoids one that a
+                seat still in the hand could win on (栄) at its next turn,
+                keeping greedy's choice when that is safe, else the safe one
+                with the most acceptance. A lower bound on what the hidden
+                hands are worth: it uses them for this one purpose.
 ``oracle+1``    the same, also allowing a discard one deficiency step worse.
+``latest``      an honest rule, reading only its observation, at its discards.
+                A seat never waits on its own latest discard: its hand with
+                that card is the hand it held before discarding, a win
+                (a 模, or a 栄 after a pick-up) that it would have declared, as
+                greedy players always do. So that card is safe against that
+                seat. Among the discards that leave greedy's deficiency *and*
+                acceptance (greedy's own tie, which it breaks at random) it
+                takes the one safe against the most seats still playing.
 ``search``      the in-kernel search agent (``kernel/search.py``; parameters
                 from ``--search``, e.g. ``samples=32,confidence=0.5``, as in
-                ``benchmarks/arena.py``) at every decision of its seat: the honest player
-                this measurement is about. It gets a copy of its seat's greedy
-                stream, so its seat's stream advances as a greedy player's
-                would and the other seats' games stay paired.
-``latest``      an honest rule: reads only its observation. A seat never waits
-                on its own latest discard (that hand plus the card would have
-                been a 模 its owner declined), so that card is safe against
-                that seat. Among the discards that leave greedy's deficiency
-                *and* acceptance (greedy's own tie, which it breaks at random)
-                it takes the one safe against the most seats still playing.
+                ``benchmarks/arena.py``) at every decision of its seat. It gets
+                a copy of its seat's greedy stream, so that stream advances as
+                a greedy player's would and the other seats stay paired.
 
-    python benchmarks/search_ceiling.py --deals 200
+    python benchmarks/paired_gain.py --deals 400
+    python benchmarks/paired_gain.py --deals 300 --players search
 
-The gap between ``oracle`` and what honest players reach
-(``benchmarks/ladder.py``: search agent, pretrained policy) is the value of
-the opponents' hidden cards; docs/performance.md ("Ladder") reports it.
+It also prints figures of the all-greedy games: discards per seat and hand,
+how many of them a seat still playing could win on, how many of those had a
+safe alternative of the same deficiency (read from the real hands, like the
+oracle), wins and their points, and the points a seat pays for deal-ins.
+docs/performance.md ("What reading the opponents' hands is worth") reports them.
 """
 from __future__ import annotations
 
@@ -115,6 +121,10 @@ def choose(player, game, t, p, obs, mask, a):
     return max(safe, key=lambda b: (-w[W_VAL + b], w[W_ACC + b], -b))
 
 
+def is_discard(game, a) -> bool:
+    return game.phase == "discard" and A_DISCARD <= a < A_DISCARD + 36
+
+
 def discard_stats(game, t, p, obs, mask, a, stats):
     """Count greedy's discard ``a``: [discards, ones that deal in, ones of those with a safe
     alternative of the same deficiency] (reads the real hands, like the oracle)."""
@@ -129,8 +139,11 @@ def discard_stats(game, t, p, obs, mask, a, stats):
 
 def play(seed, t, special=-1, player=None, stats=None):
     """Final scores of one game; seat ``special`` plays ``player``, every other seat greedy.
-    ``stats`` (all-greedy games): discard counts (:func:`discard_stats`), then wins, their
-    points (3 x base) and the points paid for 栄 (deal-ins), summed over the game."""
+    ``stats`` (only for the all-greedy game, ``special=-1``): discard counts
+    (:func:`discard_stats`), then wins, their points (3 x base) and the points paid
+    for 栄 (deal-ins), summed over the game."""
+    if stats is not None and special >= 0:
+        raise ValueError("stats are counted in the all-greedy game only")
     game = Game(t.rules, seed=seed)
     rngs = [np.array([(seed * 4 + s + 1) % 2 ** 64], np.uint64) for s in range(4)]
     while not game.done:
@@ -140,10 +153,10 @@ def play(seed, t, special=-1, player=None, stats=None):
         a = greedy_action(obs, mask, rngs[p], t.dt, t.chow_off, t.kuikae, t.w)
         if p == special and player == "search":
             a = search_action(game._st, game._rules, t.wt, own, t.dt, t.params, *t.space)
-        elif stats is not None and game.phase == "discard" and A_DISCARD <= a < A_DISCARD + 36:
-            discard_stats(game, t, p, obs, mask, a, stats)
-        elif p == special and game.phase == "discard" and A_DISCARD <= a < A_DISCARD + 36:
+        elif p == special and is_discard(game, a):
             a = choose(player, game, t, p, obs, mask, a)
+        elif stats is not None and is_discard(game, a):
+            discard_stats(game, t, p, obs, mask, a, stats)
         game.step(a)
     if stats is not None:
         for h in range(t.rules.hands_per_game):
@@ -152,6 +165,19 @@ def play(seed, t, special=-1, player=None, stats=None):
                 stats[4] += 3 * win["base"]
                 stats[5] += 3 * win["base"] if win["from"] is not None else 0
     return game.scores
+
+
+def gains(t, players, deals, seed):
+    """({player: gain per deal in points per hand}, all-greedy stats as in :func:`play`)."""
+    gain = {x: np.zeros(deals) for x in players}
+    stats = np.zeros(6, np.int64)
+    for d in range(deals):
+        game = game_seed(seed, d)
+        base = play(game, t, stats=stats)
+        for x in players:
+            for s in range(4):
+                gain[x][d] += (play(game, t, s, x)[s] - base[s]) / (4 * t.rules.hands_per_game)
+    return gain, stats
 
 
 def at_least(lo):
@@ -178,15 +204,8 @@ def main(argv=None):
     except ValueError as e:
         ap.error(f"--search: {e}")
     t = Tables(rules, spec[1] if isinstance(spec, tuple) else None)
-    gain = {x: np.zeros(args.deals) for x in args.players}
-    stats = np.zeros(6, np.int64)
     t0 = time.perf_counter()
-    for d in range(args.deals):
-        seed = game_seed(args.seed, d)
-        base = play(seed, t, stats=stats)
-        for x in args.players:
-            for s in range(4):
-                gain[x][d] += (play(seed, t, s, x)[s] - base[s]) / (4 * rules.hands_per_game)
+    gain, stats = gains(t, args.players, args.deals, args.seed)
     secs = time.perf_counter() - t0
     search = f"; search: {args.search or 'defaults'}" if "search" in args.players else ""
     print(f"{args.deals} deals x 4 seats, seed {args.seed}, default rules{search}; {secs:.0f} s; load average "
@@ -194,7 +213,7 @@ def main(argv=None):
     seat_hands = 4 * rules.hands_per_game * args.deals
     n, dealins, avoidable, wins, points, ron_points = stats
     print(f"all-greedy games: a seat discards {n / seat_hands:.1f} times per hand, {dealins / seat_hands:.3f} of "
-          f"them deal in (the discard completes a hand still playing), {avoidable / max(dealins, 1):.0%} of those "
+          f"them a seat still playing could win on, {avoidable / max(dealins, 1):.0%} of those "
           f"with a safe discard of the same deficiency; wins {wins / seat_hands:.3f} per seat and hand at "
           f"{points / max(wins, 1):.1f} points each; deal-ins cost a seat {ron_points / seat_hands:.1f} points per hand")
     print(f"{'player':10} gain over greedy in its seats, points/hand [95% CI over deals]")
