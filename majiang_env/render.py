@@ -214,7 +214,6 @@ def render_ansi(game, seat=None, lang: str = "en") -> str:
     lang = check_lang(lang)
     if seat is not None:
         seat = as_seat(seat)
-    st = _state(game)
     n = game.rules.hands_per_game
     marks = {"square"}
     lines = []

@@ -716,7 +716,6 @@ def sec_game_ctor(rep, rng):
 
 
 def _index_section(rep, rng, method):
-    import numpy as np
     for gp in game_points(rng, rep):
         g = gp.g
         hpg = g.rules.hands_per_game
@@ -1016,7 +1015,6 @@ def sec_vector_step(rep, rng):
 
 
 def _vec_index_section(rep, rng, method):
-    np = V["np"]
     for B, seed in ((3, 8), (6, 9)):
         vp = VecPlayer(B, seed)
         for k in range(10):

@@ -372,7 +372,6 @@ def base_records():
 
 
 def sec_base(rep, bases):
-    from majiang_env import replay
     for i, b in enumerate(bases):
         if rep.start("base %d replays to itself" % i):
             r = check_record(copy.deepcopy(b))

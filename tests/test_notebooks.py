@@ -1,5 +1,4 @@
 """The notebooks run top to bottom in quick mode (MAJIANG_QUICK=1), and are committed without big outputs."""
-import os
 from pathlib import Path
 
 import pytest

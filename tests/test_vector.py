@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import majiang_env as mj
-from majiang_env import Game, RuleConfig, replay, selfplay
+from majiang_env import Game, replay, selfplay
 from majiang_env.checks import ResetNeededError
 from majiang_env.vector import VectorGame, game_seed
 from helpers import card_places, hand_size
