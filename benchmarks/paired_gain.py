@@ -29,6 +29,12 @@ Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
                 seat. Among the discards that leave greedy's deficiency *and*
                 acceptance (greedy's own tie, which it breaks at random) it
                 takes the one safe against the most seats still playing.
+``tenpai-value`` an honest rule, reading only its observation, at its discards:
+                where greedy's discard leaves a waiting hand (deficiency 1),
+                it takes, among the discards that do, the one whose wait has
+                the most expected points, the sum over winning kinds of
+                unseen copies x the win's base (greedy maximizes the unseen
+                copies alone), when that beats greedy's own choice.
 ``search``      the in-kernel search agent (``kernel/search.py``; parameters
                 from ``--search``, e.g. ``samples=32,confidence=0.5``, as in
                 ``benchmarks/arena.py``) at every decision of its seat. It gets
@@ -59,14 +65,15 @@ from majiang_env import Game, RuleConfig, tables  # noqa: E402
 from majiang_env.arena import mean_ci  # noqa: E402
 from majiang_env.kernel import core  # noqa: E402
 from majiang_env.kernel import layout as L  # noqa: E402
-from majiang_env.kernel.greedy import W_ACC, W_VAL, greedy_action, new_work, option_values  # noqa: E402
-from majiang_env.kernel.observe import OBS_RIVER, OBS_SCALAR, S_RETIRED  # noqa: E402
+from majiang_env.kernel.greedy import W_ACC, W_UNSEEN, W_VAL, greedy_action, new_work, option_values  # noqa: E402
+from majiang_env.kernel.observe import (OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SCALAR, S_RETIRED,  # noqa: E402
+                                        S_SEAT)
 from majiang_env.kernel.players import agent_params, new_workspace  # noqa: E402
 from majiang_env.kernel.search import search_action  # noqa: E402
 from majiang_env.rules import A_DISCARD  # noqa: E402
 from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 
-PLAYERS = ("oracle", "oracle+1", "latest", "search")
+PLAYERS = ("oracle", "oracle+1", "latest", "tenpai-value", "search")
 DISCARDS = range(A_DISCARD, A_DISCARD + 36)
 
 
@@ -80,6 +87,8 @@ class Tables:
         self.kuikae = int(rules.kuikae)
         self.params = agent_params("search", search or {})
         self.space = new_workspace()
+        self.row = np.zeros(L.SIZE, np.int32)    # tenpai-value: the observer's own hand, for scoring
+        self.win = np.zeros(L.WIN_W, np.int32)
 
 
 def deals_in(game, t, p, kind) -> bool:
@@ -101,11 +110,53 @@ def latest_safe(obs, kind) -> int:
     return n
 
 
+def own_hand_row(t, obs) -> int:
+    """Fill t.row with what the observer holds (concealed hand and drawn card, shown melds), read
+    from its observation; return its seat."""
+    row, p = t.row, int(obs[OBS_SCALAR + S_SEAT])
+    row[:] = 0
+    counts = obs[OBS_HAND:OBS_HAND + 36] + obs[OBS_DRAWN:OBS_DRAWN + 36]
+    row[L.HCNT + p * 36:L.HCNT + p * 36 + 36] = counts
+    for c in range(4):
+        row[L.KEYS + p * 4 + c] = int(counts[c * 9:c * 9 + 9] @ core.POW5)
+        row[L.NCOL + p * 4 + c] = counts[c * 9:c * 9 + 9].sum()
+    row[L.NHAND + p] = counts.sum()
+    for i in range(4):
+        meld_type, kind_plus_1 = obs[OBS_MELD + i * 3:OBS_MELD + i * 3 + 2]   # own melds: r = 0
+        if meld_type > 0:
+            place = L.MELDS + (p * 4 + row[L.NMELD + p]) * L.MELD_W
+            row[place + L.M_TYPE], row[place + L.M_KIND] = meld_type, kind_plus_1 - 1
+            row[L.NMELD + p] += 1
+    return p
+
+
+def wait_value(t, p, kind) -> int:
+    """Expected points of the wait left by discarding ``kind`` from t.row: the sum over winning
+    kinds of unseen copies x base (t.w holds the unseen counts of option_values)."""
+    row = t.row
+    row[L.HCNT + p * 36 + kind] -= 1
+    row[L.KEYS + p * 4 + kind // 9] -= core.POW5[kind % 9]
+    row[L.NCOL + p * 4 + kind // 9] -= 1
+    value = sum(int(t.w[W_UNSEEN + x]) * max(core.score_win(row, p, x, t.win), 1)
+                for x in range(36) if t.w[W_UNSEEN + x] > 0 and core.is_win(row, t.wt, p, x))
+    row[L.HCNT + p * 36 + kind] += 1
+    row[L.KEYS + p * 4 + kind // 9] += core.POW5[kind % 9]
+    row[L.NCOL + p * 4 + kind // 9] += 1
+    return value
+
+
 def choose(player, game, t, p, obs, mask, a):
     """The player's discard-phase action, given greedy's choice ``a``."""
     option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
     w = t.w
     va, acc = w[W_VAL + a], w[W_ACC + a]
+    if player == "tenpai-value":
+        if va != 1:
+            return a
+        seat = own_hand_row(t, obs)
+        value = {b: wait_value(t, seat, b - A_DISCARD) for b in DISCARDS if mask[b] and w[W_VAL + b] == 1}
+        best = max(value, key=lambda b: (value[b], -b))
+        return best if value[best] > value[a] else a
     if player == "latest":
         tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va and w[W_ACC + b] == acc]
         best = max(latest_safe(obs, b - A_DISCARD) for b in tied)
@@ -193,8 +244,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=at_least(2), default=200, help="at least 2, for an interval")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:3]), choices=PLAYERS,
-                    help="default: the three fast ones; 'search' takes about 2 s per deal")
+    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:4]), choices=PLAYERS,
+                    help="default: all but 'search', which takes about 2 s per deal")
     ap.add_argument("--search", default="", metavar="OPTIONS",
                     help="the search agent's parameters, e.g. samples=32,confidence=0.5 (default: its defaults)")
     args = ap.parse_args(argv)
@@ -216,10 +267,10 @@ def main(argv=None):
           f"them a seat still playing could win on, {avoidable / max(dealins, 1):.0%} of those "
           f"with a safe discard of the same deficiency; wins {wins / seat_hands:.3f} per seat and hand at "
           f"{points / max(wins, 1):.1f} points each; deal-ins cost a seat {ron_points / seat_hands:.1f} points per hand")
-    print(f"{'player':10} gain over greedy in its seats, points/hand [95% CI over deals]")
+    print(f"{'player':12} gain over greedy in its seats, points/hand [95% CI over deals]")
     for x in args.players:
         c = mean_ci(gain[x])
-        print(f"{x:10} {c['mean']:+.1f} [{c['ci'][0]:+.1f}, {c['ci'][1]:+.1f}]")
+        print(f"{x:12} {c['mean']:+.1f} [{c['ci'][0]:+.1f}, {c['ci'][1]:+.1f}]")
 
 
 if __name__ == "__main__":

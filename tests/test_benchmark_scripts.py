@@ -138,10 +138,50 @@ def test_latest_rule_and_search_path(pg, monkeypatch, capsys):
     assert np.array_equal(pg.play(seed, t, 2, "search"), base)
     assert len(calls) > 50 and all(calls)
     monkeypatch.undo()
-    pg.main(["--deals", "2", "--players", "oracle", "latest", "search", "--search", "samples=2,budget=100"])
+    pg.main(["--deals", "2", "--players", *pg.PLAYERS, "--search", "samples=2,budget=100"])
     out = capsys.readouterr().out
-    for name in ("oracle", "latest", "search"):
+    for name in pg.PLAYERS:
         assert any(line.startswith(name + " ") for line in out.splitlines()), out
+
+
+def test_tenpai_value_reads_the_own_hand_from_the_observation(pg):
+    """wait_value, on the hand own_hand_row rebuilds from the observation, equals the same sum on
+    the real state's own hand (concealed cards, the drawn card, shown melds) at every waiting
+    discard of greedy games; tenpai-value leaves greedy's discard only for a better wait."""
+    from majiang_env.kernel import core
+    from majiang_env.kernel import layout as L
+    from majiang_env.kernel.greedy import W_UNSEEN, option_values
+    t = pg.Tables(RuleConfig())
+    checked = melded = changed = 0
+    for seed in range(6):
+        game = Game(t.rules, seed=seed)
+        rng = np.array([seed + 1], np.uint64)
+        while not game.done:
+            p = game.current_player
+            obs, mask = game.observe(p), game.legal_mask()
+            a = greedy_action(obs, mask, rng, t.dt, t.chow_off, t.kuikae, t.w)
+            if pg.is_discard(game, a):
+                c = pg.choose("tenpai-value", game, t, p, obs, mask, a)    # fills t.w like option_values
+                if c != a:
+                    assert t.w[W_VAL + a] == t.w[W_VAL + c] == 1
+                    assert pg.wait_value(t, p, c - pg.A_DISCARD) > pg.wait_value(t, p, a - pg.A_DISCARD)
+                    changed += 1
+                for b in pg.DISCARDS:
+                    if not (mask[b] and t.w[W_VAL + b] == 1):
+                        continue
+                    assert pg.own_hand_row(t, obs) == p
+                    got = pg.wait_value(t, p, b - pg.A_DISCARD)
+                    st = game.state.copy()
+                    if st[L.DRAWN] >= 0:
+                        core.add_card(st, p, st[L.DRAWN])
+                    core.remove_lowest(st, p, b - pg.A_DISCARD)
+                    want = sum(int(t.w[W_UNSEEN + x]) * max(core.score_win(st, p, x, t.win), 1)
+                               for x in range(36) if t.w[W_UNSEEN + x] > 0 and core.is_win(st, t.wt, p, x))
+                    assert got == want
+                    checked += 1
+                    melded += st[L.NMELD + p] > 0
+            game.step(a)
+    assert checked > 100 and melded > 10 and changed > 5
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
