@@ -70,7 +70,7 @@ from majiang_env.kernel.observe import (OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER
                                         S_SEAT)
 from majiang_env.kernel.players import agent_params, new_workspace  # noqa: E402
 from majiang_env.kernel.search import search_action  # noqa: E402
-from majiang_env.rules import A_DISCARD  # noqa: E402
+from majiang_env.rules import A_DISCARD, R_CHOW_OFF, R_KUIKAE  # noqa: E402
 from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 
 PLAYERS = ("oracle", "oracle+1", "latest", "tenpai-value", "search")
@@ -83,8 +83,8 @@ class Tables:
         self.dt = tables.deficiency_table()
         self.wt = tables.win_table()
         self.w = new_work()
-        self.chow_off = 1 if rules.chow_from == "next" else 3
-        self.kuikae = int(rules.kuikae)
+        array = rules.to_array()
+        self.chow_off, self.kuikae = int(array[R_CHOW_OFF]), int(array[R_KUIKAE])
         self.params = agent_params("search", search or {})
         self.space = new_workspace()
         self.row = np.zeros(L.SIZE, np.int32)    # tenpai-value: the observer's own hand, for scoring
@@ -116,11 +116,9 @@ def own_hand_row(t, obs) -> int:
     row, p = t.row, int(obs[OBS_SCALAR + S_SEAT])
     row[:] = 0
     counts = obs[OBS_HAND:OBS_HAND + 36] + obs[OBS_DRAWN:OBS_DRAWN + 36]
-    row[L.HCNT + p * 36:L.HCNT + p * 36 + 36] = counts
-    for c in range(4):
-        row[L.KEYS + p * 4 + c] = int(counts[c * 9:c * 9 + 9] @ core.POW5)
-        row[L.NCOL + p * 4 + c] = counts[c * 9:c * 9 + 9].sum()
-    row[L.NHAND + p] = counts.sum()
+    for kind in np.flatnonzero(counts):
+        for copy in range(counts[kind]):      # which copies does not matter for scoring
+            core.add_card(row, p, kind * 4 + copy)
     for i in range(4):
         meld_type, kind_plus_1 = obs[OBS_MELD + i * 3:OBS_MELD + i * 3 + 2]   # own melds: r = 0
         if meld_type > 0:
@@ -134,14 +132,10 @@ def wait_value(t, p, kind) -> int:
     """Expected points of the wait left by discarding ``kind`` from t.row: the sum over winning
     kinds of unseen copies x base (t.w holds the unseen counts of option_values)."""
     row = t.row
-    row[L.HCNT + p * 36 + kind] -= 1
-    row[L.KEYS + p * 4 + kind // 9] -= core.POW5[kind % 9]
-    row[L.NCOL + p * 4 + kind // 9] -= 1
+    card = core.remove_lowest(row, p, kind)
     value = sum(int(t.w[W_UNSEEN + x]) * max(core.score_win(row, p, x, t.win), 1)
                 for x in range(36) if t.w[W_UNSEEN + x] > 0 and core.is_win(row, t.wt, p, x))
-    row[L.HCNT + p * 36 + kind] += 1
-    row[L.KEYS + p * 4 + kind // 9] += core.POW5[kind % 9]
-    row[L.NCOL + p * 4 + kind // 9] += 1
+    core.add_card(row, p, card)
     return value
 
 
