@@ -21,6 +21,21 @@ Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
                 with the most acceptance. A lower bound on what the hidden
                 hands are worth: it uses them for this one purpose.
 ``oracle+1``    the same, also allowing a discard one deficiency step worse.
+``hidden1``     **reads the other seats' hands too, all but the last card each
+``hidden2``     took from its square and still holds (the last two cards)**: how
+                fast the oracle's gain falls as its reading gets less than
+                perfect. The hidden cards are weighed as draws, without
+                replacement, from the cards the player cannot see less the
+                other hands' known cards (:func:`win_chance`); no account is
+                taken of how the seat played them. At its discards it takes,
+                among those that leave greedy's deficiency, the one with the
+                fewest expected deal-ins (the chances summed over the seats
+                still playing), then the most acceptance, when that is fewer
+                than greedy's choice has. A seat's last drawn card joined its
+                hand only after its last discard, so no card it has discarded
+                since ever stood beside it; a model of how the seat chooses
+                (greedy weighs the drawn card) could still say something
+                about it, which these players do not use.
 ``latest``      an honest rule, reading only its observation, at its discards.
                 A seat never waits on its own latest discard: its hand with
                 that card is the hand it held before discarding, a win
@@ -58,6 +73,7 @@ import sys
 import time
 
 import numpy as np
+from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -73,7 +89,8 @@ from majiang_env.kernel.search import search_action  # noqa: E402
 from majiang_env.rules import A_DISCARD, R_CHOW_OFF, R_KUIKAE  # noqa: E402
 from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 
-PLAYERS = ("oracle", "oracle+1", "latest", "tenpai-value", "search")
+PLAYERS = ("oracle", "oracle+1", "hidden1", "hidden2", "latest", "tenpai-value", "search")
+HIDDEN = {"hidden1": 1, "hidden2": 2}
 DISCARDS = range(A_DISCARD, A_DISCARD + 36)
 
 
@@ -95,6 +112,80 @@ def deals_in(game, t, p, kind) -> bool:
     """Could a seat other than p, still in the hand, win on a discard of ``kind`` (true hands)?"""
     st = game._st  # the real state: this is the oracle's cheat
     return any(q != p and not st[L.RETIRED + q] and core.is_win(st, t.wt, q, kind) for q in range(4))
+
+
+def hide_recent(row, q, k) -> int:
+    """Take out of seat q's concealed hand in ``row`` the last ``k`` cards it took from its square
+    that it still holds (draws, and the 変 cards before any); return how many were taken out."""
+    square = L.SQUARES + row[L.HAND] * 144 + q * 36
+    hidden = 0
+    for i in range(row[L.SQPOS + q] - 1, -1, -1):
+        if hidden == k:
+            break
+        card = row[square + i]
+        if row[L.HMASK + q * 36 + (card >> 2)] >> (card & 3) & 1:
+            core.remove_lowest(row, q, card >> 2)
+            hidden += 1
+    return hidden
+
+
+@njit(cache=True)
+def _add_kind(row, q, x):
+    held = row[L.HMASK + q * 36 + x]
+    copy = 0
+    while held >> copy & 1:
+        copy += 1
+    core.add_card(row, q, x * 4 + copy)
+
+
+@njit(cache=True)
+def _chance_one(row, wt, q, kind, pool):
+    """(weight of the pool's kinds that let q win on ``kind`` once added, the pool's size)."""
+    wins = total = 0
+    for x in range(36):
+        if pool[x] > 0:
+            total += pool[x]
+            _add_kind(row, q, x)
+            if core.is_win(row, wt, q, kind):
+                wins += pool[x]
+            core.remove_lowest(row, q, x)
+    return wins, total
+
+
+@njit(cache=True)
+def win_chance(row, wt, q, kind, pool, hidden):
+    """Chance that seat q wins on ``kind`` at its next turn when its concealed hand in ``row`` lacks
+    ``hidden`` (0-2) cards, each drawn without replacement from ``pool`` (copies per kind)."""
+    if hidden == 0:
+        return 1.0 if core.is_win(row, wt, q, kind) else 0.0
+    if hidden == 1:
+        wins, total = _chance_one(row, wt, q, kind, pool)
+        return wins / total if total else 0.0
+    chance = 0.0
+    total = 0
+    for x in range(36):
+        if pool[x] > 0:
+            total += pool[x]
+            _add_kind(row, q, x)
+            pool[x] -= 1
+            wins, rest = _chance_one(row, wt, q, kind, pool)
+            pool[x] += 1
+            core.remove_lowest(row, q, x)
+            chance += pool[x] * (wins / rest if rest else 0.0)
+    return chance / total if total else 0.0
+
+
+def expected_deal_ins(game, t, p, k, kinds):
+    """{kind: the expected number of seats still playing that could win on a discard of it}, for a
+    player that reads the other hands but the last ``k`` cards of each (t.w holds p's unseen counts)."""
+    row = game._st.copy()   # the real state: a partial cheat
+    hidden = {q: hide_recent(row, q, k) for q in range(4) if q != p}
+    pool = np.array([t.w[W_UNSEEN + x] for x in range(36)], np.int64)
+    for q in hidden:
+        pool -= row[L.HCNT + q * 36:L.HCNT + q * 36 + 36]
+    pool = np.maximum(pool, 0)
+    playing = [q for q in hidden if not row[L.RETIRED + q]]
+    return {y: sum(win_chance(row, t.wt, q, y, pool, hidden[q]) for q in playing) for y in kinds}
 
 
 def latest_safe(obs, kind) -> int:
@@ -151,6 +242,11 @@ def choose(player, game, t, p, obs, mask, a):
         value = {b: wait_value(t, seat, b - A_DISCARD) for b in DISCARDS if mask[b] and w[W_VAL + b] == 1}
         best = max(value, key=lambda b: (value[b], -b))
         return best if value[best] > value[a] else a
+    if player in HIDDEN:
+        tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va]
+        risk = expected_deal_ins(game, t, p, HIDDEN[player], [b - A_DISCARD for b in tied])
+        best = min(tied, key=lambda b: (risk[b - A_DISCARD], -w[W_ACC + b], b))
+        return best if risk[best - A_DISCARD] < risk[a - A_DISCARD] else a
     if player == "latest":
         tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va and w[W_ACC + b] == acc]
         best = max(latest_safe(obs, b - A_DISCARD) for b in tied)
@@ -238,7 +334,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=at_least(2), default=200, help="at least 2, for an interval")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:4]), choices=PLAYERS,
+    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:6]), choices=PLAYERS,
                     help="default: all but 'search', which takes about 2 s per deal")
     ap.add_argument("--search", default="", metavar="OPTIONS",
                     help="the search agent's parameters, e.g. samples=32,confidence=0.5 (default: its defaults)")

@@ -184,6 +184,76 @@ def test_tenpai_value_reads_the_own_hand_from_the_observation(pg):
     assert checked > 100 and melded > 10 and changed > 5
 
 
+def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg):
+    """expected_deal_ins (hidden1 / hidden2) equals a brute-force count: every ordered way to draw
+    the hidden cards, as distinct copies, from the observer's unseen cards less the other hands'
+    known cards, each hand judged by the reference's winning-shape search; the hidden cards are
+    the last ones each seat took from its square and still holds; the players leave greedy's
+    discard only for one of the same deficiency with fewer expected deal-ins."""
+    import itertools
+
+    from majiang_env.kernel import layout as L
+    from majiang_env.kernel.greedy import W_UNSEEN, option_values
+    from reference import decompositions
+    t = pg.Tables(RuleConfig())
+    checked = {1: 0, 2: 0}
+    nonzero = changed = 0
+    for seed in range(3):
+        game = Game(t.rules, seed=seed)
+        rng = np.array([seed + 1], np.uint64)
+        n = 0
+        while not game.done:
+            p = game.current_player
+            obs, mask = game.observe(p), game.legal_mask()
+            a = greedy_action(obs, mask, rng, t.dt, t.chow_off, t.kuikae, t.w)
+            if pg.is_discard(game, a):
+                n += 1
+                for player, k in pg.HIDDEN.items():
+                    b = pg.choose(player, game, t, p, obs, mask, a)     # fills t.w like option_values
+                    tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == t.w[W_VAL + a]]
+                    risk = pg.expected_deal_ins(game, t, p, k, tied)
+                    if b != a:
+                        assert b - pg.A_DISCARD in tied and risk[b - pg.A_DISCARD] < risk[a - pg.A_DISCARD]
+                        changed += 1
+                    if n % (12 if k == 1 else 60) or game.state[L.SLOT] < 24:
+                        continue
+                    st = game.state
+                    known, active = {}, []
+                    for q in range(4):
+                        if q == p:
+                            continue
+                        held = [st[L.HCNT + q * 36 + x] for x in range(36)]
+                        took = st[L.SQUARES + st[L.HAND] * 144 + q * 36:][:st[L.SQPOS + q]]
+                        in_hand = [c for c in took if st[L.HMASK + q * 36 + c // 4] >> (c % 4) & 1]
+                        for c in in_hand[::-1][:k]:
+                            held[c // 4] -= 1
+                        known[q] = (held, min(k, len(in_hand)))
+                        if not st[L.RETIRED + q]:
+                            active.append(q)
+                    option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
+                    pool = [int(t.w[W_UNSEEN + x]) - sum(h[x] for h, _ in known.values()) for x in range(36)]
+                    cards = [x for x in range(36) for _ in range(max(pool[x], 0))]
+                    for y in tied[:3]:
+                        want = 0.0
+                        for q in active:
+                            held, hidden = known[q]
+                            need = 4 - st[L.NMELD + q]
+                            draws = list(itertools.permutations(range(len(cards)), hidden))
+                            wins = 0
+                            for idx in draws:
+                                counts = list(held)
+                                for i in idx:
+                                    counts[cards[i]] += 1
+                                counts[y] += 1
+                                wins += bool(decompositions(counts, need))
+                            want += wins / len(draws)
+                        assert risk[y] == pytest.approx(want)
+                        nonzero += want > 0
+                        checked[k] += 1
+            game.step(a)
+    assert checked[1] > 20 and checked[2] > 5 and nonzero > 0 and changed > 10
+
+
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
 def test_profile_step_writes_a_perf_map_naming_the_kernel():
     r = subprocess.run([sys.executable, str(BENCH / "profile_step.py"), "--seconds", "0.2", "--envs", "8"],
