@@ -150,7 +150,7 @@ def test_tenpai_value_reads_the_own_hand_from_the_observation(pg):
     discard of greedy games; tenpai-value leaves greedy's discard only for a better wait."""
     from majiang_env.kernel import core
     from majiang_env.kernel import layout as L
-    from majiang_env.kernel.greedy import W_UNSEEN, option_values
+    from majiang_env.kernel.greedy import W_UNSEEN
     t = pg.Tables(RuleConfig())
     checked = melded = changed = 0
     for seed in range(6):
