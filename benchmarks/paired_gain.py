@@ -129,7 +129,9 @@ def hide_recent(row, q, k) -> int:
     return hidden
 
 
-@njit(cache=True)
+# The compiled helpers are not cached: tests load this script under another module name, and
+# numba's cache then fails to load what the other name stored.
+@njit
 def _add_kind(row, q, x):
     held = row[L.HMASK + q * 36 + x]
     copy = 0
@@ -138,7 +140,7 @@ def _add_kind(row, q, x):
     core.add_card(row, q, x * 4 + copy)
 
 
-@njit(cache=True)
+@njit
 def _chance_one(row, wt, q, kind, pool):
     """(weight of the pool's kinds that let q win on ``kind`` once added, the pool's size)."""
     wins = total = 0
@@ -152,7 +154,7 @@ def _chance_one(row, wt, q, kind, pool):
     return wins, total
 
 
-@njit(cache=True)
+@njit
 def win_chance(row, wt, q, kind, pool, hidden):
     """Chance that seat q wins on ``kind`` at its next turn when its concealed hand in ``row`` lacks
     ``hidden`` (0-2) cards, each drawn without replacement from ``pool`` (copies per kind)."""
