@@ -21,21 +21,24 @@ Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
                 with the most acceptance. A lower bound on what the hidden
                 hands are worth: it uses them for this one purpose.
 ``oracle+1``    the same, also allowing a discard one deficiency step worse.
-``hidden1``     **reads the other seats' hands too, all but the last card each
-``hidden2``     took from its square and still holds (the last two cards)**: how
-                fast the oracle's gain falls as its reading gets less than
-                perfect. The hidden cards are weighed as draws, without
-                replacement, from the cards the player cannot see less the
-                other hands' known cards (:func:`win_chance`); no account is
-                taken of how the seat played them. At its discards it takes,
-                among those that leave greedy's deficiency, the one with the
-                fewest expected deal-ins (the chances summed over the seats
-                still playing), then the most acceptance, when that is fewer
-                than greedy's choice has. A seat's last drawn card joined its
-                hand only after its last discard, so no card it has discarded
-                since ever stood beside it; a model of how the seat chooses
-                (greedy weighs the drawn card) could still say something
-                about it, which these players do not use.
+``hidden1``     **reads the other seats' concealed hands too, all but the last
+``hidden2``     card each took from its square and still holds (the last two
+                cards)**: how fast the oracle's gain falls as its reading gets
+                less than perfect. After a draw, the last such card is the
+                drawn card; after a pick-up, an older draw. The hidden cards
+                are weighed as draws, without replacement, from the cards the
+                player cannot see less the other hands' known cards
+                (:func:`win_chance`); no account is taken of how the seat
+                played them. At its discards it takes, among those that leave
+                greedy's deficiency, the one with the fewest expected deal-ins
+                (the chances summed over the seats still playing), ties going
+                to the most acceptance; it leaves greedy's discard only when
+                that one's expected deal-ins are strictly fewer. A drawn card
+                joins the hand only after the turn's discard, so a seat has
+                never discarded with its last drawn card in its hand; only
+                the choice of its last discard, made with the card beside the
+                hand (greedy weighs it), may hint at it, and these players do
+                not use that.
 ``latest``      an honest rule, reading only its observation, at its discards.
                 A seat never waits on its own latest discard: its hand with
                 that card is the hand it held before discarding, a win
@@ -85,7 +88,7 @@ from majiang_env.kernel.greedy import W_ACC, W_UNSEEN, W_VAL, greedy_action, new
 from majiang_env.kernel.observe import (OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SCALAR, S_RETIRED,  # noqa: E402
                                         S_SEAT)
 from majiang_env.kernel.players import agent_params, new_workspace  # noqa: E402
-from majiang_env.kernel.search import search_action  # noqa: E402
+from majiang_env.kernel.search import remove_card, search_action  # noqa: E402
 from majiang_env.rules import A_DISCARD, R_CHOW_OFF, R_KUIKAE  # noqa: E402
 from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 
@@ -116,7 +119,7 @@ def deals_in(game, t, p, kind) -> bool:
 
 def hide_recent(row, q, k) -> int:
     """Take out of seat q's concealed hand in ``row`` the last ``k`` cards it took from its square
-    that it still holds (draws, and the 変 cards before any); return how many were taken out."""
+    that it still holds (draws; before any, the 変 and dealt cards); return how many were taken out."""
     square = L.SQUARES + row[L.HAND] * 144 + q * 36
     hidden = 0
     for i in range(row[L.SQPOS + q] - 1, -1, -1):
@@ -124,7 +127,7 @@ def hide_recent(row, q, k) -> int:
             break
         card = row[square + i]
         if row[L.HMASK + q * 36 + (card >> 2)] >> (card & 3) & 1:
-            core.remove_lowest(row, q, card >> 2)
+            remove_card(row, q, card)       # this very copy: the lowest may be an older card
             hidden += 1
     return hidden
 
@@ -133,11 +136,13 @@ def hide_recent(row, q, k) -> int:
 # numba's cache then fails to load what the other name stored.
 @njit
 def _add_kind(row, q, x):
+    """Add a copy of kind x that q does not hold to q's hand; return its card id."""
     held = row[L.HMASK + q * 36 + x]
     copy = 0
     while held >> copy & 1:
         copy += 1
     core.add_card(row, q, x * 4 + copy)
+    return x * 4 + copy
 
 
 @njit
@@ -147,10 +152,10 @@ def _chance_one(row, wt, q, kind, pool):
     for x in range(36):
         if pool[x] > 0:
             total += pool[x]
-            _add_kind(row, q, x)
+            card = _add_kind(row, q, x)
             if core.is_win(row, wt, q, kind):
                 wins += pool[x]
-            core.remove_lowest(row, q, x)
+            remove_card(row, q, card)
     return wins, total
 
 
@@ -168,11 +173,11 @@ def win_chance(row, wt, q, kind, pool, hidden):
     for x in range(36):
         if pool[x] > 0:
             total += pool[x]
-            _add_kind(row, q, x)
+            card = _add_kind(row, q, x)
             pool[x] -= 1
             wins, rest = _chance_one(row, wt, q, kind, pool)
             pool[x] += 1
-            core.remove_lowest(row, q, x)
+            remove_card(row, q, card)
             chance += pool[x] * (wins / rest if rest else 0.0)
     return chance / total if total else 0.0
 
@@ -248,7 +253,7 @@ def choose(player, game, t, p, obs, mask, a):
         tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va]
         risk = expected_deal_ins(game, t, p, HIDDEN[player], [b - A_DISCARD for b in tied])
         best = min(tied, key=lambda b: (risk[b - A_DISCARD], -w[W_ACC + b], b))
-        return best if risk[best - A_DISCARD] < risk[a - A_DISCARD] else a
+        return best if risk[best - A_DISCARD] < risk[a - A_DISCARD] - 1e-9 else a   # not by rounding
     if player == "latest":
         tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va and w[W_ACC + b] == acc]
         best = max(latest_safe(obs, b - A_DISCARD) for b in tied)

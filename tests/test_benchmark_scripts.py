@@ -188,10 +188,12 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
     """expected_deal_ins (hidden1 / hidden2) equals a brute-force count: every ordered way to draw
     the hidden cards, as distinct copies, from the observer's unseen cards less the other hands'
     known cards, each hand judged by the reference's winning-shape search; the hidden cards are
-    the last ones each seat took from its square and still holds; the players leave greedy's
-    discard only for one of the same deficiency with fewer expected deal-ins."""
+    the last ones each seat took from its square and still holds (checked at every discard, with
+    nothing hidden equal to the oracle's reading); the players leave greedy's discard only for
+    one of the same deficiency with fewer expected deal-ins."""
     import itertools
 
+    from majiang_env.kernel import core
     from majiang_env.kernel import layout as L
     from majiang_env.kernel.greedy import W_UNSEEN, option_values
     from reference import decompositions
@@ -208,6 +210,28 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
             a = greedy_action(obs, mask, rng, t.dt, t.chow_off, t.kuikae, t.w)
             if pg.is_discard(game, a):
                 n += 1
+                st = game.state
+                known = {k: {} for k in (0, 1, 2)}      # k -> seat -> (held counts less the hidden cards, hidden)
+                for q in range(4):
+                    if q == p:
+                        continue
+                    took = st[L.SQUARES + st[L.HAND] * 144 + q * 36:][:st[L.SQPOS + q]]
+                    in_hand = [c for c in took if st[L.HMASK + q * 36 + c // 4] >> (c % 4) & 1]
+                    for k in known:
+                        held = [st[L.HCNT + q * 36 + x] for x in range(36)]
+                        for c in in_hand[::-1][:k]:
+                            held[c // 4] -= 1
+                        known[k][q] = (held, min(k, len(in_hand)))
+                        row = st.copy()                         # hide_recent, at every discard
+                        assert pg.hide_recent(row, q, k) == known[k][q][1]
+                        assert row[L.HCNT + q * 36:L.HCNT + q * 36 + 36].tolist() == held
+                active = [q for q in known[0] if not st[L.RETIRED + q]]
+                kinds = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c]]
+                option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
+                exact = pg.expected_deal_ins(game, t, p, 0, kinds)    # nothing hidden: the oracle's reading
+                for y in kinds:
+                    assert exact[y] == sum(core.is_win(st, t.wt, q, y) for q in active)
+                    assert (exact[y] > 0) == pg.deals_in(game, t, p, y)
                 for player, k in pg.HIDDEN.items():
                     b = pg.choose(player, game, t, p, obs, mask, a)     # fills t.w like option_values
                     tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == t.w[W_VAL + a]]
@@ -215,28 +239,15 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                     if b != a:
                         assert b - pg.A_DISCARD in tied and risk[b - pg.A_DISCARD] < risk[a - pg.A_DISCARD]
                         changed += 1
-                    if n % (12 if k == 1 else 60) or game.state[L.SLOT] < 24:
+                    if n % (12 if k == 1 else 60) or st[L.SLOT] < 24:
                         continue
-                    st = game.state
-                    known, active = {}, []
-                    for q in range(4):
-                        if q == p:
-                            continue
-                        held = [st[L.HCNT + q * 36 + x] for x in range(36)]
-                        took = st[L.SQUARES + st[L.HAND] * 144 + q * 36:][:st[L.SQPOS + q]]
-                        in_hand = [c for c in took if st[L.HMASK + q * 36 + c // 4] >> (c % 4) & 1]
-                        for c in in_hand[::-1][:k]:
-                            held[c // 4] -= 1
-                        known[q] = (held, min(k, len(in_hand)))
-                        if not st[L.RETIRED + q]:
-                            active.append(q)
                     option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
-                    pool = [int(t.w[W_UNSEEN + x]) - sum(h[x] for h, _ in known.values()) for x in range(36)]
+                    pool = [int(t.w[W_UNSEEN + x]) - sum(h[x] for h, _ in known[k].values()) for x in range(36)]
                     cards = [x for x in range(36) for _ in range(max(pool[x], 0))]
                     for y in tied[:3]:
                         want = 0.0
                         for q in active:
-                            held, hidden = known[q]
+                            held, hidden = known[k][q]
                             need = 4 - st[L.NMELD + q]
                             draws = list(itertools.permutations(range(len(cards)), hidden))
                             wins = 0
