@@ -187,7 +187,7 @@ def expected_deal_ins(game, t, p, k, kinds):
     player that reads the other hands but the last ``k`` cards of each (t.w holds p's unseen counts)."""
     row = game._st.copy()   # the real state: a partial cheat
     hidden = {q: hide_recent(row, q, k) for q in range(4) if q != p}
-    pool = np.array([t.w[W_UNSEEN + x] for x in range(36)], np.int64)
+    pool = t.w[W_UNSEEN:W_UNSEEN + 36].astype(np.int64)    # a copy
     for q in hidden:
         pool -= row[L.HCNT + q * 36:L.HCNT + q * 36 + 36]
     pool = np.maximum(pool, 0)
