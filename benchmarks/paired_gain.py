@@ -39,6 +39,10 @@ Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
                 the choice of its last discard, made with the card beside the
                 hand (greedy weighs it), may hint at it, and these players do
                 not use that.
+``hidden1+1``   the same, also allowing a discard one deficiency step worse when
+``hidden2+1``   its expected deal-ins are fewer than those of the discard the
+                player would take otherwise by more than ``STEP_RISK`` (0.1):
+                what ``oracle+1`` is to ``oracle``, with an imperfect reading.
 ``latest``      an honest rule, reading only its observation, at its discards.
                 A seat never waits on its own latest discard: its hand with
                 that card is the hand it held before discarding, a win
@@ -92,8 +96,10 @@ from majiang_env.kernel.search import remove_card, search_action  # noqa: E402
 from majiang_env.rules import A_DISCARD, R_CHOW_OFF, R_KUIKAE  # noqa: E402
 from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 
-PLAYERS = ("oracle", "oracle+1", "hidden1", "hidden2", "latest", "tenpai-value", "search")
-HIDDEN = {"hidden1": 1, "hidden2": 2}
+PLAYERS = ("oracle", "oracle+1", "hidden1", "hidden2", "hidden1+1", "hidden2+1", "latest", "tenpai-value",
+           "search")
+HIDDEN = {"hidden1": (1, 0), "hidden2": (2, 0), "hidden1+1": (1, 1), "hidden2+1": (2, 1)}   # (cards hidden, slack)
+STEP_RISK = 0.1     # hidden*+1: fewer expected deal-ins a discard one deficiency step worse must offer
 DISCARDS = range(A_DISCARD, A_DISCARD + 36)
 
 
@@ -250,10 +256,20 @@ def choose(player, game, t, p, obs, mask, a):
         best = max(value, key=lambda b: (value[b], -b))
         return best if value[best] > value[a] else a
     if player in HIDDEN:
-        tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va]
-        risk = expected_deal_ins(game, t, p, HIDDEN[player], [b - A_DISCARD for b in tied])
-        best = min(tied, key=lambda b: (risk[b - A_DISCARD], -w[W_ACC + b], b))
-        return best if risk[best - A_DISCARD] < risk[a - A_DISCARD] - 1e-9 else a   # not by rounding
+        k, slack = HIDDEN[player]
+        near = [b for b in DISCARDS if mask[b] and w[W_VAL + b] <= va + slack]
+        risk = expected_deal_ins(game, t, p, k, [b - A_DISCARD for b in near])
+
+        def safest(step):
+            return min((b for b in near if w[W_VAL + b] == va + step),
+                       key=lambda b: (risk[b - A_DISCARD], -w[W_ACC + b], b), default=None)
+        best = safest(0)
+        if not risk[best - A_DISCARD] < risk[a - A_DISCARD] - 1e-9:     # not by rounding
+            best = a
+        worse = safest(1) if slack else None
+        if worse is not None and risk[worse - A_DISCARD] < risk[best - A_DISCARD] - STEP_RISK:
+            best = worse
+        return best
     if player == "latest":
         tied = [b for b in DISCARDS if mask[b] and w[W_VAL + b] == va and w[W_ACC + b] == acc]
         best = max(latest_safe(obs, b - A_DISCARD) for b in tied)
@@ -341,7 +357,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=at_least(2), default=200, help="at least 2, for an interval")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:6]), choices=PLAYERS,
+    ap.add_argument("--players", nargs="+", default=list(PLAYERS[:-1]), choices=PLAYERS,
                     help="default: all but 'search', which takes about 2 s per deal")
     ap.add_argument("--search", default="", metavar="OPTIONS",
                     help="the search agent's parameters, e.g. samples=32,confidence=0.5 (default: its defaults)")

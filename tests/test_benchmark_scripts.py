@@ -190,7 +190,8 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
     known cards, each hand judged by the reference's winning-shape search; the hidden cards are
     the last ones each seat took from its square and still holds (checked at every discard, with
     nothing hidden equal to the oracle's reading); the players leave greedy's discard only for
-    one of the same deficiency with fewer expected deal-ins."""
+    one of the same deficiency with fewer expected deal-ins, and the +1 players their own choice
+    only for the safest discard one deficiency step worse, safer by more than STEP_RISK."""
     import itertools
 
     from majiang_env.kernel import core
@@ -199,7 +200,7 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
     from reference import decompositions
     t = pg.Tables(RuleConfig())
     checked = {1: 0, 2: 0}
-    nonzero = changed = 0
+    nonzero = changed = stepped = 0
     for seed in range(3):
         game = Game(t.rules, seed=seed)
         rng = np.array([seed + 1], np.uint64)
@@ -232,13 +233,26 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                 for y in kinds:
                     assert exact[y] == sum(core.is_win(st, t.wt, q, y) for q in active)
                     assert (exact[y] > 0) == pg.deals_in(game, t, p, y)
-                for player, k in pg.HIDDEN.items():
-                    b = pg.choose(player, game, t, p, obs, mask, a)     # fills t.w like option_values
-                    tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == t.w[W_VAL + a]]
-                    risk = pg.expected_deal_ins(game, t, p, k, tied)
-                    if b != a:
+                chosen = {}
+                for player, (k, slack) in pg.HIDDEN.items():
+                    b = chosen[player] = pg.choose(player, game, t, p, obs, mask, a)   # fills t.w like option_values
+                    va = t.w[W_VAL + a]
+                    tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va]
+                    worse = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va + 1]
+                    risk = pg.expected_deal_ins(game, t, p, k, tied + worse)
+                    if not slack and b != a:
                         assert b - pg.A_DISCARD in tied and risk[b - pg.A_DISCARD] < risk[a - pg.A_DISCARD]
                         changed += 1
+                    if slack:       # the same choice as without slack, unless a worse step is safer by STEP_RISK
+                        own = chosen[f"hidden{k}"]
+                        if b != own:
+                            assert b - pg.A_DISCARD in worse
+                            assert risk[b - pg.A_DISCARD] < risk[own - pg.A_DISCARD] - pg.STEP_RISK
+                            assert risk[b - pg.A_DISCARD] == min(risk[y] for y in worse)
+                            stepped += 1
+                        elif worse:
+                            assert min(risk[y] for y in worse) >= risk[own - pg.A_DISCARD] - pg.STEP_RISK
+                        continue
                     if n % (12 if k == 1 else 60) or st[L.SLOT] < 24:
                         continue
                     option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
@@ -262,7 +276,7 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                         nonzero += want > 0
                         checked[k] += 1
             game.step(a)
-    assert checked[1] > 20 and checked[2] > 5 and nonzero > 0 and changed > 10
+    assert checked[1] > 20 and checked[2] > 5 and nonzero > 0 and changed > 10 and stepped > 0
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
