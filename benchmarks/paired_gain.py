@@ -41,8 +41,10 @@ Players under test (each plays greedy, ``kernel/greedy.py``, except where said):
                 not use that.
 ``hidden1+1``   the same, also allowing a discard one deficiency step worse when
 ``hidden2+1``   its expected deal-ins are fewer than those of the discard the
-                player would take otherwise by more than ``STEP_RISK`` (0.1):
-                what ``oracle+1`` is to ``oracle``, with an imperfect reading.
+                player would take otherwise by more than ``--step-risk`` (default
+                ``STEP_RISK``): what ``oracle+1`` is to ``oracle``, with an
+                imperfect reading. The oracle's chances are 0 or 1, these are
+                not, so the threshold matters; docs/performance.md gives a sweep.
 ``latest``      an honest rule, reading only its observation, at its discards.
                 A seat never waits on its own latest discard: its hand with
                 that card is the hand it held before discarding, a win
@@ -99,13 +101,14 @@ from majiang_env.vector import game_seed, parse_agent  # noqa: E402
 PLAYERS = ("oracle", "oracle+1", "hidden1", "hidden2", "hidden1+1", "hidden2+1", "latest", "tenpai-value",
            "search")
 HIDDEN = {"hidden1": (1, 0), "hidden2": (2, 0), "hidden1+1": (1, 1), "hidden2+1": (2, 1)}   # (cards hidden, slack)
-STEP_RISK = 0.1     # hidden*+1: fewer expected deal-ins a discard one deficiency step worse must offer
+STEP_RISK = 0.05    # hidden*+1, default of --step-risk: how many fewer expected deal-ins a step must offer
 DISCARDS = range(A_DISCARD, A_DISCARD + 36)
 
 
 class Tables:
-    def __init__(self, rules, search=None):
+    def __init__(self, rules, search=None, step_risk=STEP_RISK):
         self.rules = rules
+        self.step_risk = step_risk
         self.dt = tables.deficiency_table()
         self.wt = tables.win_table()
         self.w = new_work()
@@ -267,7 +270,7 @@ def choose(player, game, t, p, obs, mask, a):
         if not risk[best - A_DISCARD] < risk[a - A_DISCARD] - 1e-9:     # not by rounding
             best = a
         worse = safest(1) if slack else None
-        if worse is not None and risk[worse - A_DISCARD] < risk[best - A_DISCARD] - STEP_RISK:
+        if worse is not None and risk[worse - A_DISCARD] < risk[best - A_DISCARD] - t.step_risk - 1e-9:
             best = worse
         return best
     if player == "latest":
@@ -353,6 +356,13 @@ def at_least(lo):
     return parse
 
 
+def non_negative(text):
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=at_least(2), default=200, help="at least 2, for an interval")
@@ -361,17 +371,21 @@ def main(argv=None):
                     help="default: all but 'search', which takes about 2 s per deal")
     ap.add_argument("--search", default="", metavar="OPTIONS",
                     help="the search agent's parameters, e.g. samples=32,confidence=0.5 (default: its defaults)")
+    ap.add_argument("--step-risk", type=non_negative, default=STEP_RISK, metavar="R",
+                    help=f"hidden1+1 / hidden2+1 give up a deficiency step only for more than R fewer "
+                         f"expected deal-ins (default {STEP_RISK})")
     args = ap.parse_args(argv)
     rules = RuleConfig()
     try:
         spec = parse_agent(f"search:{args.search}" if args.search else "search")
     except ValueError as e:
         ap.error(f"--search: {e}")
-    t = Tables(rules, spec[1] if isinstance(spec, tuple) else None)
+    t = Tables(rules, spec[1] if isinstance(spec, tuple) else None, args.step_risk)
     t0 = time.perf_counter()
     gain, stats = gains(t, args.players, args.deals, args.seed)
     secs = time.perf_counter() - t0
     search = f"; search: {args.search or 'defaults'}" if "search" in args.players else ""
+    search += f"; step risk {args.step_risk:g}" if {"hidden1+1", "hidden2+1"} & set(args.players) else ""
     print(f"{args.deals} deals x 4 seats, seed {args.seed}, default rules{search}; {secs:.0f} s; load average "
           f"{os.getloadavg()[0]:.1f}")
     seat_hands = 4 * rules.hands_per_game * args.deals
