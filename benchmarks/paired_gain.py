@@ -384,9 +384,9 @@ def main(argv=None):
     t0 = time.perf_counter()
     gain, stats = gains(t, args.players, args.deals, args.seed)
     secs = time.perf_counter() - t0
-    search = f"; search: {args.search or 'defaults'}" if "search" in args.players else ""
-    search += f"; step risk {args.step_risk:g}" if {"hidden1+1", "hidden2+1"} & set(args.players) else ""
-    print(f"{args.deals} deals x 4 seats, seed {args.seed}, default rules{search}; {secs:.0f} s; load average "
+    settings = f"; search: {args.search or 'defaults'}" if "search" in args.players else ""
+    settings += f"; step risk {args.step_risk:g}" if {"hidden1+1", "hidden2+1"} & set(args.players) else ""
+    print(f"{args.deals} deals x 4 seats, seed {args.seed}, default rules{settings}; {secs:.0f} s; load average "
           f"{os.getloadavg()[0]:.1f}")
     seat_hands = 4 * rules.hands_per_game * args.deals
     n, dealins, avoidable, wins, points, ron_points = stats

@@ -245,7 +245,7 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                     if not slack and b != a:
                         assert b - pg.A_DISCARD in tied and risk[b - pg.A_DISCARD] < risk[a - pg.A_DISCARD]
                         changed += 1
-                    if slack:       # the same choice as without slack, unless a worse step is safer by STEP_RISK
+                    if slack:       # the same choice as without slack, unless a worse step is safer by the step risk
                         own = chosen[f"hidden{k}"]
                         if b != own:
                             assert b - pg.A_DISCARD in worse
