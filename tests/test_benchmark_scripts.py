@@ -235,13 +235,14 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                 for y in kinds:
                     assert exact[y] == sum(core.is_win(st, t.wt, q, y) for q in active)
                     assert (exact[y] > 0) == pg.deals_in(game, t, p, y)
+                va = t.w[W_VAL + a]
+                tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va]
+                worse = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va + 1]
+                risks = {k: pg.expected_deal_ins(game, t, p, k, tied + worse) for k in (1, 2)}
                 chosen = {}
                 for player, (k, slack) in pg.HIDDEN.items():
-                    b = chosen[player] = pg.choose(player, game, t, p, obs, mask, a)   # fills t.w like option_values
-                    va = t.w[W_VAL + a]
-                    tied = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va]
-                    worse = [c - pg.A_DISCARD for c in pg.DISCARDS if mask[c] and t.w[W_VAL + c] == va + 1]
-                    risk = pg.expected_deal_ins(game, t, p, k, tied + worse)
+                    b = chosen[player] = pg.choose(player, game, t, p, obs, mask, a)   # refills t.w alike
+                    risk = risks[k]
                     if not slack and b != a:
                         assert b - pg.A_DISCARD in tied and risk[b - pg.A_DISCARD] < risk[a - pg.A_DISCARD]
                         changed += 1
@@ -257,7 +258,6 @@ def test_hidden_players_weigh_the_unknown_cards_as_draws_from_the_unseen_pool(pg
                         continue
                     if n % (12 if k == 1 else 60) or st[L.SLOT] < 24:
                         continue
-                    option_values(obs, mask, t.dt, t.chow_off, t.kuikae, t.w)
                     pool = [int(t.w[W_UNSEEN + x]) - sum(h[x] for h, _ in known[k].values()) for x in range(36)]
                     cards = [x for x in range(36) for _ in range(max(pool[x], 0))]
                     for y in tied[:3]:
