@@ -28,7 +28,7 @@ Writes to ``--out``: ``curve.json`` (every curve point, the training history,
 the final arena result, wall times, machine load), ``curve.png`` (points per
 hand against greedy over training time, with the intervals; needs
 matplotlib), ``best.pt`` (torch checkpoint) and ``pretrained.npz`` (the policy
-for ``majiang_env.pretrained``, runs with numpy only).
+for ``majiang_env.policies.pretrained``, runs with numpy only).
 """
 from __future__ import annotations
 
@@ -51,8 +51,9 @@ __all__ = ["arena_vs_greedy", "main"]
 def arena_vs_greedy(net, deals, seed, baseline=False, num_envs=None):
     """The arena result of ``net`` (argmax) in one seat against three in-kernel greedy seats."""
     me = ppo.PPOAgent(net)
-    return arena.run([me, "greedy", "greedy", "greedy"], deals=deals, seed=seed, names=["policy", "greedy", "greedy", "greedy"],
-                     reference="greedy", baseline=baseline, num_envs=num_envs)
+    return arena.run([me, "greedy", "greedy", "greedy"], deals=deals, seed=seed,
+                     names=["policy", "greedy", "greedy", "greedy"], reference="greedy", baseline=baseline,
+                     num_envs=num_envs)
 
 
 def _points(res):

@@ -5,7 +5,7 @@
     python benchmarks/arena.py --agents search:samples=32,budget=none greedy greedy greedy --deals 100
 
 ``--agents``: 4 agents, one per lineup position; each an in-kernel name
-(``random``, ``greedy``, ``search``: ``majiang_env.vector.AGENTS``), optionally
+(``random``, ``greedy``, ``search``: ``majiang_env.engine.vector.AGENTS``), optionally
 with parameters as ``name:key=value,...`` (``kernel.players.AGENT_PARAMS``;
 ``none`` for no cap), or ``module:attr`` for a Python agent (a class or
 factory called as ``attr(seed)``, or ``attr(seed, rules=rules)`` when it takes
@@ -21,17 +21,23 @@ compile or cache load is done before the clock starts) and decisions/s, then
 one row per agent: points per hand, win rate and deal-in rate per hand with
 95% intervals over deals, the gain over the reference in the same seats, and
 milliseconds per decision spent in the agent. ``--json PATH`` writes every
-figure (``ArenaResult.to_dict``).
+figure (``ArenaResult.to_dict``). ``--write-results [PATH]`` adds the run's
+figures to ``benchmarks/results/arena.json`` (one row per lineup and settings,
+replaced when run again), from which ``benchmarks/render_docs.py`` renders the
+arena's table in docs/guide.md and the README's figure for greedy.
 """
 import argparse
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+
+import results_io  # noqa: E402
 
 from majiang_env import arena  # noqa: E402
-from majiang_env.rules import make_rules  # noqa: E402
+from majiang_env.engine.rules import make_rules  # noqa: E402
 
 
 def _rules_json(text):
@@ -63,6 +69,7 @@ def main(argv=None):
                     help='RuleConfig overrides as JSON, e.g. \'{"hands_per_game": 1}\'')
     ap.add_argument("--json", default=None, metavar="PATH", help="write every figure as JSON")
     ap.add_argument("--no-progress", action="store_true", help="no tqdm bar")
+    results_io.add_argument(ap, "arena")
     args = ap.parse_args(argv)
     try:
         rules = make_rules(_rules_json(args.rules))
@@ -84,7 +91,29 @@ def main(argv=None):
     if args.json:
         res.to_json(args.json)
         print(f"wrote {args.json}")
+    if args.write_results:
+        results_io.report(results_io.write(args.write_results, record(args, argv, res)))
     return 0
+
+
+def record(args, argv, res) -> dict:
+    """The results run of one arena run: one row named by the lineup and the settings that change the games."""
+    key = " ".join(["--agents", *args.agents, "--deals", str(args.deals)]
+                   + (["--seed", str(args.seed)] if args.seed else [])
+                   + (["--permutations"] if args.permutations else [])
+                   + (["--rules", args.rules] if args.rules else []) + (["--names", *args.names] if args.names else [])
+                   + (["--reference", args.reference] if args.reference else [])
+                   + (["--no-baseline"] if args.no_baseline else []))
+    keep = ("agent", "seats", "hands", "points_per_hand", "win_rate", "deal_in_rate", "gain", "seconds_per_decision")
+    figures = [{k: f[k] for k in keep if k in f} for f in res.figures()]
+    for f in figures:
+        for k in ("points_per_hand", "win_rate", "deal_in_rate"):
+            f[k] = {"mean": f[k]["mean"], "ci": f[k]["ci"]}
+        if "gain" in f:
+            f["gain"] = {"mean": f["gain"]["points_per_hand"]["mean"], "ci": f["gain"]["points_per_hand"]["ci"]}
+    row = {"row": key, "games": res.games, "decisions": res.decisions, "seconds": round(res.seconds, 1),
+           "cpu_seconds": round(res.cpu_seconds, 1), "figures": figures}
+    return results_io.run_record(results_io.command_line(argv, __file__), [row], seed=args.seed)
 
 
 if __name__ == "__main__":

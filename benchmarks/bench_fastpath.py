@@ -1,7 +1,7 @@
 """The trainer fast path: learner steps/s of ``SeatVectorEnv`` next to ``SingleAgentEnv`` and the
 AEC loop, ``VectorGame`` and ``selfplay`` decisions/s, idle and with busy background processes.
 
-    python benchmarks/bench_fastpath.py [--seconds 3] [--rounds 3] [--busy 0 1 2] [--sizes 1024]
+    python benchmarks/bench_fastpath.py [--seconds 3] [--rounds 3] [--busy 0 1 2] [--sizes 1024] [--write-results]
     OMP_WAIT_POLICY=ACTIVE python benchmarks/bench_fastpath.py --busy 0 1 --only vector selfplay seat/greedy
     python benchmarks/bench_fastpath.py --busy 0 1 --chunksize 16 --only vector
 
@@ -28,6 +28,12 @@ table gives each figure under load as a share of the idle one. Rows:
   policy, or ``VectorGame(B).sample_step`` (actions sampled in the kernel from
   logits and stepped in the same call).
 * ``selfplay``: whole games in compiled code (random agents), decisions/s.
+
+``--write-results [PATH]`` writes the run to ``benchmarks/results/fastpath.json``
+(``benchmarks/results_io.py``; the threading layer, wait policy and chunk size
+are the run's variant), from which ``benchmarks/render_docs.py`` renders
+docs/performance.md; the run with ``NUMBA_THREADING_LAYER=tbb`` beside the
+default one is ``benchmarks/results/threading.json``.
 """
 from __future__ import annotations
 
@@ -40,11 +46,15 @@ import time
 import numba
 import numpy as np
 
-import majiang_env
-from majiang_env import selfplay
-from majiang_env.vector import VectorGame
-from majiang_env.vector_env import SeatVectorEnv
-from majiang_env.wrappers import SingleAgentEnv
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import results_io  # noqa: E402
+
+import majiang_env  # noqa: E402
+from majiang_env import selfplay  # noqa: E402
+from majiang_env.engine.vector import VectorGame  # noqa: E402
+from majiang_env.envs.seat_vector import SeatVectorEnv  # noqa: E402
+from majiang_env.envs.single_agent import SingleAgentEnv  # noqa: E402
 
 
 def masked_random(rng, mask):
@@ -93,7 +103,7 @@ def run_aec(seconds):
     while time.perf_counter() - t0 < seconds:
         env.reset(seed=seed)
         seed += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -155,7 +165,7 @@ def busy(n):
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=3)
@@ -163,8 +173,10 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024])
     ap.add_argument("--only", nargs="+", default=None, metavar="PREFIX", help="rows whose names start so")
     ap.add_argument("--chunksize", type=int, default=0, help="numba.set_parallel_chunksize (0: static split)")
-    args = ap.parse_args()
+    results_io.add_argument(ap, "fastpath")
+    args = ap.parse_args(argv)
     numba.set_parallel_chunksize(args.chunksize)
+    out_rows, loads = [], {}
     for B in args.sizes:
         table = [r for r in rows(B) if args.only is None or r[0].startswith(tuple(args.only))]
         measure(table, 0.2, 1)   # compile / load every kernel first
@@ -179,6 +191,7 @@ def main():
                 for p in procs:
                     p.kill()
                     p.wait()
+            loads[f"{nb} busy"] = max(loads.get(f"{nb} busy", 0.0), round(load, 2))
             print(f"\nB={B}, {nb} busy process(es), {os.cpu_count()} CPUs, numba threads "
                   f"{numba.get_num_threads()} ({numba.threading_layer()}, OMP_WAIT_POLICY "
                   f"{os.environ.get('OMP_WAIT_POLICY')}, chunksize {args.chunksize}), load average {load:.2f}, "
@@ -192,6 +205,15 @@ def main():
             for name, _, _ in table:
                 print(f"{name:<34} " + " ".join(f"{results[nb][name] / results[0][name]:>8.0%}"
                                                  for nb in results if nb))
+        out_rows += [{"row": name, "unit": unit, "rates": {f"{nb} busy": results[nb][name] for nb in results}}
+                     for name, unit, _ in table]
+    if args.write_results:
+        variant = (f"{numba.threading_layer()}, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
+                   f"chunksize {args.chunksize}")
+        run = results_io.run_record(results_io.command_line(argv, __file__), out_rows,
+                                    load_average=loads, variant=variant,
+                                    numba_threads=numba.get_num_threads(), seconds=args.seconds, rounds=args.rounds)
+        results_io.report(results_io.write(args.write_results, run))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """``agents.ppo`` training throughput: decisions/s end to end (rollouts and PPO updates), idle
 and with busy background processes, for the default ``PPOConfig`` and variations of it.
 
-    python benchmarks/bench_ppo.py [--seconds 20] [--busy 0 1] [--only default fp32 ...]
+    python benchmarks/bench_ppo.py [--seconds 20] [--busy 0 1] [--only default fp32 ...] [--write-results [PATH]]
 
 Each row builds a ``Trainer`` (self-play, ``VectorGame(num_envs, obs_type="features")``),
 runs one untimed update (compiling and warming up), then trains for ``--seconds``
@@ -15,20 +15,25 @@ Rows:
 * ``fp32``: the same in float32;
 * ``1 thread``: one torch and one numba thread;
 * ``256 games``: 256 games x 128 decisions per update (the same samples per update);
-* ``old defaults``: the configuration before issue 15's work (256 games x 128,
+* ``old defaults``: the first defaults of ``PPOConfig`` (256 games x 128,
   3 epochs, one torch and one numba thread, float32), on today's code.
 
 Needs the ``train`` extra (torch). ``--busy N`` runs the rows again with N
-processes that each spin one core (started and stopped here).
+processes that each spin one core (started and stopped here). ``--write-results``
+writes the run to ``benchmarks/results/ppo.json`` (rendered into docs/performance.md
+by ``benchmarks/render_docs.py``).
 """
 import argparse
 import os
 import sys
 import time
 
-from bench_fastpath import busy
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agents import ppo
+import results_io  # noqa: E402
+from bench_fastpath import busy  # noqa: E402
+
+from agents import ppo  # noqa: E402
 
 ROWS = {
     "default": {},
@@ -50,12 +55,16 @@ def run(kw, seconds):
     return d / (trainer.spent - s0), d / sum(r["rollout_s"] for r in new), d / sum(r["learn_s"] for r in new)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--busy", type=int, nargs="+", default=[0])
     ap.add_argument("--only", nargs="+", default=None, choices=sorted(ROWS), metavar="ROW")
-    args = ap.parse_args()
+    results_io.add_argument(ap, "ppo")
+    args = ap.parse_args(argv)
+    rows = {name: {"row": name, "config": ROWS[name], "decisions_per_s": {}, "rollout_per_s": {},
+                   "update_per_s": {}} for name in (args.only or list(ROWS))}
+    loads = {}
     names = args.only or list(ROWS)
     print(f"precision 'auto' means {ppo.matmul_dtype('auto')} on this CPU; {os.cpu_count()} CPUs; "
           f"python {sys.version.split()[0]}")
@@ -73,6 +82,14 @@ def main():
         print(f"{'row':<16} {'decisions/s':>12} {'rollout/s':>12} {'update/s':>12}")
         for name in names:
             print(f"{name:<16} " + " ".join(f"{x:>12,.0f}" for x in res[name]))
+            for key, x in zip(("decisions_per_s", "rollout_per_s", "update_per_s"), res[name], strict=True):
+                rows[name][key][f"{nb} busy"] = x
+        loads[f"{nb} busy"] = round(load, 2)
+    if args.write_results:
+        run = results_io.run_record(results_io.command_line(argv, __file__), list(rows.values()),
+                                    load_average=loads, seconds=args.seconds,
+                                    precision_auto=str(ppo.matmul_dtype("auto")))
+        results_io.report(results_io.write(args.write_results, run))
 
 
 if __name__ == "__main__":

@@ -2,24 +2,31 @@
 single-process ``selfplay``, measured in the same run; and rollout collection
 (``RolloutCollector``) against the same streams stepped in this process.
 
-    python benchmarks/bench_ray.py [--games 20000] [--cpus 2] [--repeat 3]
+    python benchmarks/bench_ray.py [--games 20000] [--cpus 2] [--repeat 3] [--write-results [PATH]]
 
 Figures are decisions per second of wall time on the driver (Ray start-up and
 the collectors' actor creation excluded; scheduling the selfplay tasks and
 transferring results included),
 best of ``--repeat`` runs. The in-process runs are measured with all numba
 threads and with one (a Ray worker has one per Ray CPU). Every distributed run is checked to give the same
-stats as the single-process one.
+stats as the single-process one. ``--write-results`` writes the run to
+``benchmarks/results/ray.json`` (rendered into docs/performance.md by
+``benchmarks/render_docs.py``).
 """
 import argparse
 import os
+import sys
 import time
 
 import numba
 
-from majiang_env import distributed as dist
-from majiang_env import selfplay
-from majiang_env.rollouts import RolloutStream
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import results_io  # noqa: E402
+
+from majiang_env import distributed as dist  # noqa: E402
+from majiang_env import selfplay  # noqa: E402
+from majiang_env.distributed.rollouts import RolloutStream  # noqa: E402
 
 KEYS = ("games", "hands", "decisions", "mean_points", "wins")
 
@@ -35,15 +42,16 @@ def best_of(repeat, f):
     return best
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--num-envs", type=int, default=1024)
     ap.add_argument("--cpus", type=int, default=os.cpu_count())
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--steps", type=int, default=64, help="rollout steps per collect")
     ap.add_argument("--envs", type=int, default=256, help="games per rollout stream")
-    args = ap.parse_args()
+    results_io.add_argument(ap, "ray")
+    args = ap.parse_args(argv)
     n = args.games
     selfplay(64, num_envs=64)  # compile / load the kernel cache before the workers start
     all_threads = numba.get_num_threads()
@@ -101,6 +109,14 @@ def main():
     print("|---|---|---|---|---|")
     for name, w, th, d in rrows:
         print(f"| {name} | {w} | {th} | {d:,.0f} | {d / base_r:.2f}x |")
+    if args.write_results:
+        out = [{"row": f"selfplay: {name}, {w} x {th}", "what": "selfplay", "run": name, "workers": w, "threads": th,
+                "decisions_per_s": d, "same_stats": same} for name, w, th, d, g, same in rows]
+        out += [{"row": f"rollouts: {name}, {w} x {th}", "what": "rollouts", "run": name, "workers": w, "threads": th,
+                 "decisions_per_s": d} for name, w, th, d in rrows]
+        run = results_io.run_record(results_io.command_line(argv, __file__), out, games=n, cpus=args.cpus,
+                                    streams=S, envs=B, steps=T, ray=dist._ray().__version__)
+        results_io.report(results_io.write(args.write_results, run))
 
 
 if __name__ == "__main__":

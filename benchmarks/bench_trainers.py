@@ -1,10 +1,11 @@
-"""Trainer throughput: sb3-contrib ``MaskablePPO`` end to end on ``majiang_env.sb3.SB3VecEnv``
+"""Trainer throughput: sb3-contrib ``MaskablePPO`` end to end on ``majiang_env.trainers.sb3.SB3VecEnv``
 (one ``SeatVectorEnv`` of B games) next to ``DummyVecEnv`` over B ``SingleAgentEnv``s, with
 the same PPO settings, the same opponents and the features observation.
 
     python benchmarks/bench_trainers.py [--envs 64] [--opponents random] [--n-steps 64]
                                         [--batch-size 256] [--epochs 4] [--steps 8192] [--repeat 3]
                                         [--torch-threads N] [--env-threads N] [--only adapter|dummy]
+                                        [--write-results [PATH]]
 
 Each row is the best of ``--repeat`` runs of ``model.learn(--steps)`` on one model
 (the first, untimed ``learn`` of one rollout compiles and warms up); the runs
@@ -19,9 +20,14 @@ and after: on a shared machine, compare rows of the same run only.
 matter on a busy machine: on 2 cores at load average 9, torch on 2 threads
 ran PPO updates about 40x slower than on 1, and ``SeatVectorEnv(64)`` with 2
 numba threads stepped about 8x slower than with 1.
+
+``--write-results`` writes the rows to ``benchmarks/results/trainers.json`` (one row per
+env and settings), from which ``benchmarks/render_docs.py`` renders the tables of
+docs/performance.md and docs/guide.md.
 """
 import argparse
 import os
+import sys
 import time
 
 import numba
@@ -29,8 +35,12 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper, VecMonitor
 
-from majiang_env.sb3 import SB3VecEnv
-from majiang_env.wrappers import SingleAgentEnv
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import results_io  # noqa: E402
+
+from majiang_env.envs.single_agent import SingleAgentEnv  # noqa: E402
+from majiang_env.trainers.sb3 import SB3VecEnv  # noqa: E402
 
 
 class EnvTimer(VecEnvWrapper):
@@ -98,7 +108,7 @@ class Run:
         self.best = row if self.best is None or row[0] > self.best[0] else self.best
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--envs", type=int, default=64, help="B, games stepped together")
     ap.add_argument("--opponents", default="random", help="in-kernel / SingleAgentEnv opponent name")
@@ -110,7 +120,8 @@ def main():
     ap.add_argument("--torch-threads", type=int, default=None)
     ap.add_argument("--env-threads", type=int, default=None, help="numba threads of SeatVectorEnv (default: all)")
     ap.add_argument("--only", choices=["adapter", "dummy"], default=None)
-    args = ap.parse_args()
+    results_io.add_argument(ap, "trainers")
+    args = ap.parse_args(argv)
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
     print(f"load average {os.getloadavg()[0]:.2f} at start; {os.cpu_count()} CPUs, "
@@ -137,6 +148,15 @@ def main():
     for run in runs.values():
         run.env.close()
     print(f"load average {os.getloadavg()[0]:.2f} at end")
+    if args.write_results:
+        setting = (f"B={args.envs}, n_steps {args.n_steps}, batch {args.batch_size}, {args.epochs} epochs, "
+                   f"{args.opponents} opponents")
+        out = [{"row": f"{label}: {setting}", "setting": setting, "env": label, "end_to_end": runs[kind].best[0],
+                "rollout": runs[kind].best[1], "env_share": runs[kind].best[2], "per_cpu_second": runs[kind].best[3]}
+               for kind, label in rows if kind in runs]
+        run = results_io.run_record(results_io.command_line(argv, __file__), out, steps=args.steps,
+                                    repeat=args.repeat, torch_threads=torch.get_num_threads())
+        results_io.report(results_io.write(args.write_results, run))
 
 
 if __name__ == "__main__":

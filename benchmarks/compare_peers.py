@@ -24,7 +24,12 @@ Peers that are not installed are listed as such and skipped. Each row runs for
 round is reported (the machine may be shared: compare ratios, not absolutes).
 ``pip install -e ".[peers]"`` installs the peers.
 
-    python benchmarks/compare_peers.py [--seconds 8] [--rounds 2] [--markdown]
+    python benchmarks/compare_peers.py [--seconds 8] [--rounds 2] [--markdown] [--repeat 3 --write-results]
+
+``--repeat N`` measures the whole table N times in a row (N runs);
+``--write-results [PATH]`` writes them to ``benchmarks/results/peers.json``, from
+which ``benchmarks/render_docs.py`` renders docs/performance.md and the README's
+headline figures (ratios are taken within a run, never across runs).
 """
 import argparse
 import importlib.metadata as md
@@ -35,6 +40,10 @@ import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import results_io  # noqa: E402
 
 perf = time.perf_counter
 
@@ -55,10 +64,12 @@ def masked_random(rng, mask):
 
 class Row:
     """One measured loop. ``fn(seconds, seed) -> (decisions, games, elapsed, one_choice)``;
-    ``one_choice`` counts decisions with a single legal action (None: not counted)."""
+    ``one_choice`` counts decisions with a single legal action (None: not counted).
+    ``key``: the row's name in the results file; ``version``: the peer's version."""
 
-    def __init__(self, group, name, fn, majiang=False):
+    def __init__(self, group, name, fn, majiang=False, key=None, version=None):
         self.group, self.name, self.fn, self.majiang = group, name, fn, majiang
+        self.key, self.version = key or name, version
         self.best = None  # (rate, decisions, games, elapsed, one_choice)
         self.error = None
 
@@ -82,7 +93,7 @@ class Row:
 # ---------------------------------------------------------------- single-env Python loops
 
 def aec_loop(make_env):
-    """bench_aec.py's agent_iter()/last() loop, whole games until the time is up."""
+    """The usual agent_iter()/last() loop with a masked-random action, whole games until the time is up."""
     def run(seconds, seed):
         e = make_env()
         pick = random.Random(seed).randrange
@@ -90,7 +101,7 @@ def aec_loop(make_env):
         t0 = perf()
         while True:
             e.reset(seed=seed + games)
-            for agent in e.agent_iter():
+            for _agent in e.agent_iter():
                 obs, rew, term, trunc, info = e.last()
                 if term or trunc:
                     e.step(None)
@@ -150,7 +161,7 @@ def spiel_loop(game_name):
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
-                    actions, probs = zip(*state.chance_outcomes())
+                    actions, probs = zip(*state.chance_outcomes(), strict=True)
                     state.apply_action(choices(actions, probs)[0])
                 else:
                     legal = state.legal_actions()
@@ -184,7 +195,8 @@ def vector_loop(B, threads=None, kernel_sampling=False):
     ``VectorGame.sample_step``, which samples a legal action in the kernel and steps
     in the same compiled call."""
     import numba
-    from majiang_env.vector import VectorGame
+
+    from majiang_env.engine.vector import VectorGame
 
     def run(seconds, seed):
         vg = VectorGame(B, seed=seed)
@@ -285,102 +297,13 @@ class SelfplayLoop:
 
 # ---------------------------------------------------------------- main
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
+cpu_model = results_io.cpu_model
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=8.0, help="measuring time per row (all rounds)")
-    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds per row; the best is reported")
-    ap.add_argument("--batch", type=int, default=1024, help="B for VectorGame.step and pgx")
-    ap.add_argument("--selfplay-sizes", type=int, nargs="+", default=[1024, 4096])
-    ap.add_argument("--step-threads", type=int, nargs="+", default=[0, 1],
-                    help="numba threads for VectorGame.step rows (0: numba's default)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--markdown", action="store_true", help="also print the table as markdown")
-    args = ap.parse_args()
-    t_start = perf()
-    per_round = args.seconds / args.rounds
-
-    import numba
-    import majiang_env
-
-    vers = {"riichienv": version("riichienv"), "open_spiel": version("open-spiel", "open_spiel"),
-            "pgx": version("pgx"), "jax": version("jax"), "jaxlib": version("jaxlib")}
-    try:
-        aff = len(os.sched_getaffinity(0))
-    except AttributeError:
-        aff = os.cpu_count()
-    print(f"machine: {cpu_model()}, {os.cpu_count()} logical cores ({aff} usable), "
-          f"load average {os.getloadavg()[0]:.1f} at start; {platform.system()} {platform.machine()}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__} "
-          f"({numba.get_num_threads()} threads), majiang_env {majiang_env.__version__}, "
-          f"pettingzoo {version('pettingzoo')}")
-    print("peers: " + ", ".join(f"{k} {v or 'not installed'}" for k, v in vers.items()))
-
+def print_table(rows, aec, vecs, kvecs, sp, pgx_loop, args, t_start):
+    """The table of one run (and its markdown with ``--markdown``)."""
     S, B, A = "single-env loop", "batched", "compiled games"
-    rows = []
-    aec = Row(S, "majiang_v1 env() AEC loop (c)", aec_loop(majiang_env.env), majiang=True)
-    rows.append(aec)
-
-    def peer(group, name, make, missing):
-        row = Row(group, name, None)
-        rows.append(row)
-        if missing:
-            row.error = missing
-            return
-        try:
-            row.fn = make()
-        except Exception as e:
-            row.error = f"failed: {type(e).__name__}: {e}"[:200]
-
-    peer(S, "RiichiEnv (4p, 1 kyoku) step(dict)", lambda: riichi_loop,
-         None if vers["riichienv"] else "not installed")
-    for g in ("hearts", "gin_rummy"):
-        peer(S, f"OpenSpiel {g} apply_action", lambda g=g: spiel_loop(g),
-             None if vers["open_spiel"] else "not installed")
-    peer(S, "PettingZoo connect_four_v3 AEC loop", lambda: aec_loop(connect_four()), None)
-
-    nthreads = numba.get_num_threads()
-    vecs = [Row(B, f"majiang VectorGame({args.batch}).step + numpy policy, {n or nthreads} thr (b)",
-                vector_loop(args.batch, n or None), majiang=True)
-            for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
-    kvecs = [Row(B, f"majiang VectorGame({args.batch}).sample_step(logits): sampled in the kernel, {n or nthreads} thr (b')",
-                 vector_loop(args.batch, n or None, kernel_sampling=True), majiang=True)
-             for n in dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads)]
-    rows += vecs + kvecs
-    pgx_missing = None if vers["pgx"] and vers["jax"] else (
-        "not installed" if not vers["pgx"] else "not installed (pgx needs jax)")
-    pgx_loop = []
-
-    def make_pgx():
-        pgx_loop.append(PgxLoop("sparrow_mahjong", args.batch))
-        return pgx_loop[0]
-    peer(B, f"pgx sparrow_mahjong jit(vmap(step)) B={args.batch} + jitted policy", make_pgx, pgx_missing)
-
-    sp = [Row(A, f"majiang selfplay num_envs={b} (a)", SelfplayLoop(b), majiang=True)
-          for b in args.selfplay_sizes]
-    rows += sp
-
-    # warm-ups: numba compile / cache load, outside every timing
-    from majiang_env import selfplay
-    selfplay(8, num_envs=8)
-    aec_loop(majiang_env.env)(0.0, 10 ** 6)
-    vector_loop(8)(0.0, 0)
-
-    for r in range(args.rounds):
-        for row in rows:
-            row.measure(per_round, args.seed + 1000 * r)
-
-    # ---- table
+    per_round = args.seconds / args.rounds
     vec = max(vecs, key=lambda x: x.rate or 0)
 
     def ref_of(row):
@@ -409,7 +332,8 @@ def main():
                       "-" if one is None else f"{100 * one / max(d, 1):.1f}", ratio))
     head = ("kind", "environment and loop", "decisions/s", "games/s", "dec/game", "1-legal %", "majiang / peer")
     w = [max(len(str(t[i])) for t in table + [head]) for i in range(len(head))]
-    fmt = lambda t: "  ".join(str(c).ljust(w[i]) if i < 2 else str(c).rjust(w[i]) for i, c in enumerate(t))
+    def fmt(t):
+        return "  ".join(str(c).ljust(w[i]) if i < 2 else str(c).rjust(w[i]) for i, c in enumerate(t))
     print()
     print(fmt(head))
     print("  ".join("-" * x for x in w))
@@ -425,7 +349,7 @@ def main():
           "decisions with one legal action (majiang applies those itself and does not count them).")
     riichi = next((x for x in rows if x.name.startswith("RiichiEnv") and x.rate), None)
     kvec = max(kvecs, key=lambda x: x.rate or 0)
-    if riichi and best_sp and vec.rate:  # the issue's targets are stated against RiichiEnv
+    if riichi and best_sp and vec.rate:  # the docs state the ratios against RiichiEnv
         print(f"against RiichiEnv: selfplay (best B) {best_sp.rate / riichi.rate:,.1f}x, "
               f"VectorGame.step (b) {vec.rate / riichi.rate:,.1f}x, "
               f"with in-kernel sampling (b') {(kvec.rate or 0) / riichi.rate:,.1f}x")
@@ -439,6 +363,125 @@ def main():
         print("|" + "---|" * len(head))
         for t in table:
             print("| " + " | ".join(str(c) for c in t) + " |")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=8.0, help="measuring time per row (all rounds)")
+    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds per row; the best is reported")
+    ap.add_argument("--batch", type=int, default=1024, help="B for VectorGame.step and pgx")
+    ap.add_argument("--selfplay-sizes", type=int, nargs="+", default=[1024, 4096])
+    ap.add_argument("--step-threads", type=int, nargs="+", default=[0, 1],
+                    help="numba threads for VectorGame.step rows (0: numba's default)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--markdown", action="store_true", help="also print the table as markdown")
+    ap.add_argument("--repeat", type=int, default=1, help="measure the whole table this many times (runs)")
+    results_io.add_argument(ap, "peers")
+    args = ap.parse_args(argv)
+    t_start = perf()
+    per_round = args.seconds / args.rounds
+
+    import numba
+
+    import majiang_env
+
+    vers = {"riichienv": version("riichienv"), "open_spiel": version("open-spiel", "open_spiel"),
+            "pgx": version("pgx"), "jax": version("jax"), "jaxlib": version("jaxlib")}
+    try:
+        aff = len(os.sched_getaffinity(0))
+    except AttributeError:
+        aff = os.cpu_count()
+    print(f"machine: {cpu_model()}, {os.cpu_count()} logical cores ({aff} usable), "
+          f"load average {os.getloadavg()[0]:.1f} at start; {platform.system()} {platform.machine()}")
+    print(f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__} "
+          f"({numba.get_num_threads()} threads), majiang_env {majiang_env.__version__}, "
+          f"pettingzoo {version('pettingzoo')}")
+    print("peers: " + ", ".join(f"{k} {v or 'not installed'}" for k, v in vers.items()))
+
+    S, B, A = "single-env loop", "batched", "compiled games"
+    rows = []
+    aec = Row(S, "majiang_v1 env() AEC loop (c)", aec_loop(majiang_env.env), majiang=True, key="majiang/aec")
+    rows.append(aec)
+
+    def peer(group, name, make, missing, key, version):
+        row = Row(group, name, None, key=key, version=version)
+        rows.append(row)
+        if missing:
+            row.error = missing
+            return
+        try:
+            row.fn = make()
+        except Exception as e:
+            row.error = f"failed: {type(e).__name__}: {e}"[:200]
+
+    peer(S, "RiichiEnv (4p, 1 kyoku) step(dict)", lambda: riichi_loop,
+         None if vers["riichienv"] else "not installed", "riichienv", vers["riichienv"])
+    for g in ("hearts", "gin_rummy"):
+        peer(S, f"OpenSpiel {g} apply_action", lambda g=g: spiel_loop(g),
+             None if vers["open_spiel"] else "not installed", f"openspiel/{g}", vers["open_spiel"])
+    peer(S, "PettingZoo connect_four_v3 AEC loop", lambda: aec_loop(connect_four()), None, "connect_four",
+         version("pettingzoo"))
+
+    nthreads = numba.get_num_threads()
+    counts = list(dict.fromkeys(min(n or nthreads, nthreads) for n in args.step_threads))
+    vecs = [Row(B, f"majiang VectorGame({args.batch}).step + numpy policy, {n} thr (b)",
+                vector_loop(args.batch, n), majiang=True, key=f"majiang/vector/numpy B={args.batch} threads={n}")
+            for n in counts]
+    kvecs = [Row(B, f"majiang VectorGame({args.batch}).sample_step(logits): sampled in the kernel, {n} thr (b')",
+                 vector_loop(args.batch, n, kernel_sampling=True), majiang=True,
+                 key=f"majiang/vector/kernel B={args.batch} threads={n}")
+             for n in counts]
+    rows += vecs + kvecs
+    pgx_missing = None if vers["pgx"] and vers["jax"] else (
+        "not installed" if not vers["pgx"] else "not installed (pgx needs jax)")
+    pgx_loop = []
+
+    def make_pgx():
+        pgx_loop.append(PgxLoop("sparrow_mahjong", args.batch))
+        return pgx_loop[0]
+    peer(B, f"pgx sparrow_mahjong jit(vmap(step)) B={args.batch} + jitted policy", make_pgx, pgx_missing,
+         f"pgx/sparrow_mahjong B={args.batch}", vers["pgx"])
+
+    sp = [Row(A, f"majiang selfplay num_envs={b} (a)", SelfplayLoop(b), majiang=True, key=f"majiang/selfplay B={b}")
+          for b in args.selfplay_sizes]
+    rows += sp
+
+    # warm-ups: numba compile / cache load, outside every timing
+    from majiang_env import selfplay
+    selfplay(8, num_envs=8)
+    aec_loop(majiang_env.env)(0.0, 10 ** 6)
+    vector_loop(8)(0.0, 0)
+
+    runs = []
+    for rep in range(args.repeat):
+        t_run = perf()
+        for row in rows:
+            row.best = None
+        for r in range(args.rounds):
+            for row in rows:
+                row.measure(per_round, args.seed + 1000 * r)
+
+        print_table(rows, aec, vecs, kvecs, sp, pgx_loop, args, t_start)
+        out = []
+        for row in rows:
+            r = {"row": row.key, "kind": row.group, "name": row.name, "majiang": row.majiang}
+            if row.version:
+                r["version"] = row.version
+            if row.rate is None:
+                r["error"] = row.error or "no result"
+            else:
+                rate, d, g, dt, one = row.best
+                r["decisions_per_s"] = rate
+                if row.group != B:
+                    r.update(games_per_s=g / dt, decisions_per_game=d / g)
+                if one is not None:
+                    r["one_legal_share"] = one / max(d, 1)
+            out.append(r)
+        runs.append(results_io.run_record(results_io.command_line(argv, __file__), out,
+                                          seconds=args.seconds, rounds=args.rounds, run=rep + 1,
+                                          seconds_total=round(perf() - t_run)))
+    if args.write_results:
+        results_io.report(results_io.write(args.write_results, runs))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/ladder.py                                   # random, greedy, search x2, pretrained
     python benchmarks/ladder.py --deals 1000 --search-deals 100 --add scratch=runs/scratch.npz --json ladder.json
+    python benchmarks/ladder.py --deals 4000 --no-search --write-results
 
 Each row is one ``majiang_env.arena`` run of the lineup (agent, greedy, greedy,
 greedy) over the same deals, each deal in the 4 rotations so that the agent
@@ -12,9 +13,11 @@ greedy itself scores exactly 0. 95% intervals are Student t over deals. Search
 rows are slow (milliseconds per decision): the default search plays
 ``--search-deals`` deals, the wider one half as many. ``--add NAME=SPEC`` adds a row
 of ``--deals`` deals (names must be new, and not ``greedy``): SPEC is an
-``.npz`` policy (``majiang_env.pretrained`` format, e.g. exported by
+``.npz`` policy (``majiang_env.policies.pretrained`` format, e.g. exported by
 ``agents.ppo.export_numpy``), an in-kernel agent (``search:samples=64``) or
-``module:factory``.
+``module:factory``. ``--write-results [PATH]`` writes the rows to
+``benchmarks/results/ladder.json`` (replacing rows of the same names), from which
+``benchmarks/render_docs.py`` renders the ladder of docs/performance.md.
 """
 import argparse
 import json
@@ -22,10 +25,13 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+
+import results_io  # noqa: E402
 
 from majiang_env import arena  # noqa: E402
-from majiang_env.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
+from majiang_env.policies.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
 
 # (name, spec, share of the deals: 1 = --deals; "search" = --search-deals, "search/2" half of it)
 ROWS = [("random", "random", 1), ("greedy", "greedy", 1), ("search", "search", "search"),
@@ -44,7 +50,7 @@ def row(name, agent, spec, deals, seed, threads):
                     names=[name, "greedy", "greedy", "greedy"] if name != "greedy" else None,
                     baseline=False, num_threads=threads, progress=False)
     f = next(f for f in res.figures() if f["agent"] == name)
-    return {"agent": name, "spec": spec, "deals": deals, "points_per_hand": f["points_per_hand"],
+    return {"row": name, "agent": name, "spec": spec, "deals": deals, "points_per_hand": f["points_per_hand"],
             "win_rate": f["win_rate"], "deal_in_rate": f["deal_in_rate"],
             "ms_per_decision": 1000 * f["seconds_per_decision"], "seconds": round(res.seconds, 1)}
 
@@ -74,6 +80,7 @@ def main(argv=None):
     ap.add_argument("--only", nargs="+", default=None, metavar="NAME", help="play only these rows (by name)")
     ap.add_argument("--threads", type=int, default=1, help="numba threads of the batches (default 1)")
     ap.add_argument("--json", default=None, metavar="PATH")
+    results_io.add_argument(ap, "ladder")
     args = ap.parse_args(argv)
     share = {1: args.deals, "search": args.search_deals, "search/2": max(1, args.search_deals // 2)}
     rows = [(n, s, share[k]) for n, s, k in ROWS if not (args.no_search and s.startswith("search"))]
@@ -113,6 +120,10 @@ def main(argv=None):
             json.dump({"format": "majiang-ladder/1", "seed": args.seed, "rows": out,
                        "load_average": load}, f, indent=1)
         print(f"wrote {args.json}")
+    if args.write_results:
+        run = results_io.run_record(results_io.command_line(argv, __file__), out,
+                                    load_average=[round(x, 2) for x in load], seed=args.seed, threads=args.threads)
+        results_io.report(results_io.write(args.write_results, run))
     return 0
 
 

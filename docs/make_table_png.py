@@ -11,7 +11,7 @@ from pathlib import Path
 
 from majiang_env import Game
 from majiang_env.policies import game_obs, make_policy
-from majiang_env.render import render_rgb
+from majiang_env.views.render import render_rgb
 
 SEED, DECISIONS = 3, 130
 

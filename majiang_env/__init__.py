@@ -1,42 +1,84 @@
 """majiang_env: a reinforcement-learning environment for 馬将 (Majiang).
 
-``Game`` is one game over the numba kernel; ``RuleConfig`` the rule set;
-``replay`` / ``RecordError`` read game records (docs/api.md). ``env``,
-``raw_env`` and ``parallel_env`` are the PettingZoo environment, whose module
-is ``majiang_env.majiang_v1`` (``help(majiang_env.majiang_v1)``: the env card).
+The public API is :data:`__all__`; every name in it is reached from here, and
+the submodule a name lives in is not part of the contract (docs/api.md).
+
+* the engine: ``Game`` (one game), ``RuleConfig`` (the rule set), ``replay``
+  (a game record back into a ``Game``), ``VectorGame`` (B games per compiled
+  call), ``selfplay`` (whole games inside the kernel);
+* the environment faces: ``env`` / ``raw_env`` / ``parallel_env``
+  (PettingZoo; the env card is ``help(majiang_env.majiang_v1)``),
+  ``SingleAgentEnv`` (Gymnasium, one seat), ``SeatVectorEnv`` (Gymnasium vector
+  env, one learning seat per game, opponents in the kernel);
+* the error types.
+
+Names are loaded on first use, so ``import majiang_env`` stays cheap.
 ``python -m majiang_env`` watches a game; ``python -m majiang_env play`` plays one.
+
+Two effects of importing the package, both documented in docs/guide.md:
+
+* ``OMP_WAIT_POLICY`` is set to ``PASSIVE`` unless the process already set it.
+  The batched kernels run numba parallel regions on OpenMP threads, whose
+  spin-waiting steals the cores of a busy machine and makes a step several
+  times slower (docs/performance.md, "Under load"). To keep libgomp's default,
+  set ``OMP_WAIT_POLICY`` (e.g. ``ACTIVE``) before the import.
+* ``gymnasium.make("majiang_env/SingleAgent-v1")`` (and ``make_vec``) is
+  registered, by name only: nothing heavy is imported until it is made.
 """
+import importlib
+import importlib.metadata
 import os
 
-# Batched kernels run numba parallel regions on OpenMP threads. By default
-# libgomp's idle threads spin-wait between regions; on a machine whose cores are
-# busy with other work (a learner, another job) the spinning threads steal the
-# cores the working ones need and a step becomes several times slower
-# (docs/performance.md, "Under load"). Sleeping waits cost microseconds per
-# region on an idle machine. A value the user set is kept; it must be set
-# before the first parallel kernel runs.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-# Opt-in: numba's TBB threading layer (the ``tbb`` extra, then
-# NUMBA_THREADING_LAYER=tbb) wakes its threads faster between regions on an
-# idle machine; its library must be loaded by path (threads.load_tbb).
-from .threads import TBB_LAYERS, load_tbb  # noqa: E402
+try:
+    __version__ = importlib.metadata.version("majiang_env")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+    __version__ = "0+unknown"
 
-if os.environ.get("NUMBA_THREADING_LAYER", "").lower() in TBB_LAYERS and not load_tbb():
-    import warnings
-    warnings.warn("NUMBA_THREADING_LAYER asks for TBB, but no libtbb.so.12 of the pip package tbb was found: "
-                  "pip install \"majiang_env[tbb]\" (Linux x86-64), or numba may find no threading layer",
-                  RuntimeWarning, stacklevel=2)
+# public name -> the module that defines it
+_PUBLIC = {
+    "Game": "majiang_env.engine.game",
+    "replay": "majiang_env.engine.records",
+    "RecordError": "majiang_env.engine.records",
+    "RuleConfig": "majiang_env.engine.rules",
+    "VectorGame": "majiang_env.engine.vector",
+    "selfplay": "majiang_env.engine.vector",
+    "IllegalActionError": "majiang_env.engine.checks",
+    "ActionSpaceError": "majiang_env.engine.checks",
+    "ResetNeededError": "majiang_env.engine.checks",
+    "env": "majiang_env.envs.pettingzoo",
+    "raw_env": "majiang_env.envs.pettingzoo",
+    "parallel_env": "majiang_env.envs.pettingzoo",
+    "SingleAgentEnv": "majiang_env.envs.single_agent",
+    "SeatVectorEnv": "majiang_env.envs.seat_vector",
+    "AgentError": "majiang_env.arena",
+}
+__all__ = sorted(_PUBLIC) + ["majiang_v1", "__version__"]
 
-from .rules import RuleConfig  # noqa: E402
-from .game import Game, IllegalActionError, RecordError, replay  # noqa: E402
 
-__all__ = ["Game", "RuleConfig", "replay", "RecordError", "IllegalActionError"]
-__version__ = "0.1.0"
-from .vector import selfplay  # noqa: E402
-__all__.append("selfplay")
-from .env import env, raw_env, parallel_env  # noqa: E402
-from . import majiang_v1  # noqa: E402
-__all__ += ["env", "raw_env", "parallel_env", "majiang_v1"]
-# registers "majiang_env/SingleAgent-v1" for gymnasium.make / make_vec
-from . import wrappers  # noqa: E402, F401
+def __getattr__(name):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    if name == "majiang_v1":
+        return importlib.import_module("majiang_env.majiang_v1")
+    raise AttributeError(f"module 'majiang_env' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+def _register_gymnasium():
+    import gymnasium as gym
+
+    from .envs import SINGLE_AGENT_ID
+    if SINGLE_AGENT_ID not in gym.registry:
+        # make_vec(..., vectorization_mode="vector_entry_point") gives SeatVectorEnv
+        gym.register(id=SINGLE_AGENT_ID, entry_point="majiang_env.envs.single_agent:SingleAgentEnv",
+                     vector_entry_point="majiang_env.envs.seat_vector:SeatVectorEnv")
+
+
+_register_gymnasium()

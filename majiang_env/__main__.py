@@ -3,8 +3,8 @@ import argparse
 import os
 import sys
 
-from .checks import as_seed
-from .play import INTERRUPTED, agent_names, play, watch
+from .engine.checks import as_seed
+from .views.play import INTERRUPTED, agent_names, play, watch
 
 PROG = "python -m majiang_env"
 COMMANDS = ("watch", "play")

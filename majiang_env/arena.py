@@ -38,7 +38,7 @@ through the arena; 栄 id ``a`` by seat ``p`` is won on the discard of seat
 ``(p + a - 116) % 4``. This costs a few array operations per step; reading
 ``vg.game(i).wins(h)`` would cost ~30 us per hand and cannot see a game's last
 hand, since at game end the slot already holds its next game (same-step
-autoreset). tests/test_arena.py checks the counts against ``Game.wins``.
+autoreset). tests/arena/test_arena.py checks the counts against ``Game.wins``.
 
 **Statistics** (:func:`mean_ci`). The seatings of one deal share its cards, so
 their results are correlated; the unit of replication is the deal. For each
@@ -70,10 +70,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import vector
-from .checks import as_bool, as_int, as_seed, is_int
-from .rules import A_RON, A_TSUMO, NUM_ACTIONS, make_rules
-from .vector import VectorGame, game_seed
+from .engine import vector
+from .engine.checks import as_bool, as_int, as_seed, is_int, show
+from .engine.rules import A_RON, A_TSUMO, NUM_ACTIONS, make_rules
+from .engine.vector import VectorGame, game_seed
 
 __all__ = ["AgentError", "ArenaResult", "Batched", "load_agent", "mean_ci", "run", "seatings", "t_quantile"]
 
@@ -92,7 +92,7 @@ class Batched:
 
     def __init__(self, fn, name: str | None = None):
         if not callable(fn):
-            raise ValueError(f"Batched needs a callable fn(obs, mask), got {fn!r:.80}")
+            raise ValueError(f"Batched needs a callable fn(obs, mask), got {show(fn, 80)}")
         self.fn = fn
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
 
@@ -156,7 +156,7 @@ class _Agent:
 
 def _kind(spec, where: str) -> str:
     if isinstance(spec, str) and spec not in vector.AGENTS:
-        raise ValueError(f"{where}: {spec!r} is not an in-kernel agent; known names: {sorted(vector.AGENTS)} "
+        raise ValueError(f"{where}: {show(spec)} is not an in-kernel agent; known names: {sorted(vector.AGENTS)} "
                          "(a Python agent is passed as an object; arena.load_agent('module:factory') "
                          "makes one from a name)")
     if isinstance(spec, (str, tuple)):
@@ -167,7 +167,7 @@ def _kind(spec, where: str) -> str:
     if callable(spec) and not isinstance(spec, type):
         return SINGLE
     raise ValueError(f"{where}: an agent must be an in-kernel name {sorted(vector.AGENTS)}, an object with "
-                     f"act_batch(obs, mask), or a callable agent(obs_dict) -> action; got {spec!r:.100} "
+                     f"act_batch(obs, mask), or a callable agent(obs_dict) -> action; got {show(spec, 100)} "
                      f"({type(spec).__name__})" + (" (a class: pass an instance)" if isinstance(spec, type) else ""))
 
 
@@ -196,20 +196,20 @@ def _agents(agents, names):
     """(distinct agents, lineup: agent index per lineup position)."""
     if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)) or len(agents) != NUM_SEATS:
         raise ValueError(f"agents must be a list of {NUM_SEATS} agent specs, one per lineup position "
-                         f"(e.g. [cand, 'greedy', 'greedy', 'greedy']), got {agents!r:.200}")
+                         f"(e.g. [cand, 'greedy', 'greedy', 'greedy']), got {show(agents, 200)}")
     kinds = [_kind(s, f"agents[{i}]") for i, s in enumerate(agents)]
     if names is not None:
         if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)) or len(names) != NUM_SEATS \
                 or any(not isinstance(n, str) or not n for n in names):
             raise ValueError(f"names must be a list of {NUM_SEATS} non-empty strings, one per lineup position, "
-                             f"got {names!r:.200}")
+                             f"got {show(names, 200)}")
     out, lineup = [], []
     for i, spec in enumerate(agents):
         if names is not None:
             j = next((j for j, a in enumerate(out) if a.name == names[i]), None)
             if j is not None and not _same(out[j].spec, spec):
-                raise ValueError(f"names[{i}] = {names[i]!r} names two different agents "
-                                 f"({out[j].spec!r:.60} and {spec!r:.60})")
+                raise ValueError(f"names[{i}] = {show(names[i])} names two different agents "
+                                 f"({show(out[j].spec, 60)} and {show(spec, 60)})")
         else:
             j = next((j for j, a in enumerate(out) if _same(a.spec, spec)), None)
         if j is None:
@@ -230,7 +230,7 @@ def seatings(lineup, permutations: bool = False) -> list:
     every agent then holds every seat equally often."""
     lineup = tuple(lineup)
     if len(lineup) != NUM_SEATS:
-        raise ValueError(f"lineup must have {NUM_SEATS} entries, got {lineup!r}")
+        raise ValueError(f"lineup must have {NUM_SEATS} entries, got {show(lineup)}")
     if permutations:
         orders = [tuple(lineup[p[s]] for s in range(NUM_SEATS)) for p in itertools.permutations(range(NUM_SEATS))]
     else:
@@ -246,20 +246,20 @@ def load_agent(spec: str, seed=None, rules=None):
     ``attr(seed)`` (``attr(seed, rules=rules)`` when it takes ``rules``), any other
     object is the agent itself. E.g. ``"majiang_env.policies:GreedyAgent"``."""
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"an agent name must be a non-empty string, got {spec!r}")
+        raise ValueError(f"an agent name must be a non-empty string, got {show(spec)}")
     mod, colon, attr = spec.partition(":")
     if mod in vector.AGENTS:
         return vector.parse_agent(spec)
     if not colon:
-        raise ValueError(f"unknown agent {spec!r}: in-kernel agents are {sorted(vector.AGENTS)}; "
+        raise ValueError(f"unknown agent {show(spec)}: in-kernel agents are {sorted(vector.AGENTS)}; "
                          "a Python agent is named module:factory")
     try:
         obj = importlib.import_module(mod)
     except (ImportError, TypeError, ValueError) as e:   # also relative ("..") and empty module names
-        raise ValueError(f"agent {spec!r}: cannot import module {mod!r} ({e})") from None
+        raise ValueError(f"agent {show(spec)}: cannot import module {show(mod)} ({e})") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"agent {spec!r}: module {mod!r} has no attribute {attr!r}")
+            raise ValueError(f"agent {show(spec)}: module {show(mod)} has no attribute {show(attr)}")
         obj = getattr(obj, part)
     if inspect.isclass(obj) or inspect.isfunction(obj):
         try:
@@ -267,7 +267,7 @@ def load_agent(spec: str, seed=None, rules=None):
         except (TypeError, ValueError):
             takes_rules = False
         obj = obj(seed, rules=rules) if takes_rules else obj(seed)
-    _kind(obj, f"agent {spec!r}")
+    _kind(obj, f"agent {show(spec)}")
     return obj
 
 
@@ -377,7 +377,9 @@ class ArenaResult:
             r.append(f"{1e3 * f['seconds_per_decision']:.3f}")
             rows.append(r)
         w = [max(len(x[c]) for x in [head] + rows) for c in range(len(head))]
-        line = lambda r: "  ".join(x.ljust(w[c]) if c < 2 else x.rjust(w[c]) for c, x in enumerate(r)).rstrip()
+
+        def line(r):
+            return "  ".join(x.ljust(w[c]) if c < 2 else x.rjust(w[c]) for c, x in enumerate(r)).rstrip()
         top = (f"arena: {self.deals} deals x {len(self.seatings)} seatings "
                f"({'permutations' if self.permutations else 'rotations'}) = {self.games} games, "
                f"{self.games * self.hands_per_game} hands, seed {self.seed}; "
@@ -390,16 +392,6 @@ class ArenaResult:
 
 
 # ---- the run ---------------------------------------------------------------------
-def _progress(total, show):
-    if not show:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="game", desc="arena")
-
-
 def run(agents, deals: int = 1000, *, seed: int = 0, permutations: bool = False, rules=None, names=None,
         reference=None, baseline: bool = True, num_envs=None, num_threads=1,
         progress: bool = False) -> ArenaResult:
@@ -433,7 +425,7 @@ def run(agents, deals: int = 1000, *, seed: int = 0, permutations: bool = False,
         ref = holders[0] if len(holders) == 1 and len(agent_list) > 1 or len(agent_list) == 1 else None
     else:
         if not isinstance(reference, str) or reference not in names_:
-            raise ValueError(f"reference must be the name of one of the agents {names_}, got {reference!r}")
+            raise ValueError(f"reference must be the name of one of the agents {names_}, got {show(reference)}")
         ref = names_.index(reference)
     seats_list = seatings(lineup, permutations)
     K = len(seats_list)
@@ -448,19 +440,15 @@ def run(agents, deals: int = 1000, *, seed: int = 0, permutations: bool = False,
         num_envs = min(MAX_DEFAULT_ENVS, max(64, DEFAULT_IN_FLIGHT // n_play))
     num_envs = min(num_envs, deals)
 
-    res = _play(agent_list, seats_list, deals, seed, rules, num_envs, num_threads, progress)
-    pts, wins, dins, decisions, seconds, cpu = res
-    bp = bw = bd = None
-    if base_k is not None:
-        bp, bw, bd = pts[:, base_k], wins[:, base_k], dins[:, base_k]
+    pts, wins, dins, decisions, seconds, cpu = _play(agent_list, seats_list, deals, seed, rules, num_envs,
+                                                     num_threads, progress)
+    bp, bw, bd = (None,) * 3 if base_k is None else (pts[:, base_k], wins[:, base_k], dins[:, base_k])
     return ArenaResult(
         names=names_, kinds=[a.kind for a in agent_list], seats=[a.seats for a in agent_list], lineup=lineup,
         seatings=seats_list[:K], permutations=permutations, deals=deals, seed=seed, rules=rules,
-        hands_per_game=rules.hands_per_game, reference=ref,
-        points=pts[:, :K], wins=wins[:, :K], deal_ins=dins[:, :K],
-        baseline_points=bp, baseline_wins=bw, baseline_deal_ins=bd,
-        games=deals * n_play, decisions=decisions, seconds=seconds, cpu_seconds=cpu, num_envs=num_envs,
-        num_threads=num_threads,
+        hands_per_game=rules.hands_per_game, reference=ref, points=pts[:, :K], wins=wins[:, :K],
+        deal_ins=dins[:, :K], baseline_points=bp, baseline_wins=bw, baseline_deal_ins=bd, games=deals * n_play,
+        decisions=decisions, seconds=seconds, cpu_seconds=cpu, num_envs=num_envs, num_threads=num_threads,
         agent_decisions=[a.decisions for a in agent_list], agent_seconds=[a.seconds for a in agent_list])
 
 
@@ -468,17 +456,30 @@ def _illegal(agent, act, rows, vgs, ks, gis, players, what):
     i = int(np.flatnonzero(~act)[0])
     k, r = ks[i], rows[i]
     mask = vgs[k].mask[r]
-    return AgentError(f"agent {agent.name!r} ({agent.kind}) chose {what(i)}, not a legal action, in deal "
+    return AgentError(f"agent {show(agent.name)} ({agent.kind}) chose {what(i)}, not a legal action, in deal "
                       f"{int(gis[k][r])} (seating {k}, seat {int(players[k][r])}); legal ids "
                       f"{np.flatnonzero(mask).tolist()}")
 
 
 def _as_actions(out, n, agent):
-    a = np.asarray(out) if not isinstance(out, np.ndarray) else out
-    if a.shape != (n,) or a.dtype.kind not in "iu":
-        raise AgentError(f"agent {agent.name!r}: act_batch must return integer actions of shape ({n},), "
-                         f"got {a.dtype} {a.shape}")
+    try:
+        a = np.asarray(out) if not isinstance(out, np.ndarray) else out
+    except (ValueError, TypeError, OverflowError):   # ragged or mixed nests
+        a = None
+    if a is None or a.shape != (n,) or a.dtype.kind not in "iu":
+        raise AgentError(f"agent {show(agent.name)}: act_batch must return integer actions of shape ({n},), got "
+                         + (f"{a.dtype} {a.shape}" if a is not None else f"a ragged {type(out).__name__}"))
     return a.astype(np.int64)
+
+
+def _guarded(agent, fn, *args):
+    """``fn(*args)``; an exception from it gets a note naming the agent."""
+    try:
+        return fn(*args)
+    except Exception as e:
+        if hasattr(e, "add_note"):
+            e.add_note(f"(raised by arena agent {show(agent.name)}, {agent.kind})")
+        raise
 
 
 def _call(agent, groups, vgs, acts, gis, players):
@@ -491,45 +492,29 @@ def _call(agent, groups, vgs, acts, gis, players):
     elif agent.kind == BATCHED:
         obs = np.concatenate([vgs[k].obs[rows] for k, rows in groups])
         mask = np.concatenate([vgs[k].mask[rows] for k, rows in groups])
-        try:
-            a = _as_actions(agent.spec.act_batch(obs, mask), n, agent)
-        except AgentError:
-            raise
-        except Exception as e:
-            _note(e, agent)
-            raise
+        a = _as_actions(_guarded(agent, agent.spec.act_batch, obs, mask), n, agent)
         ks = np.concatenate([np.full(r.size, k) for k, r in groups])
         rows = np.concatenate([r for _, r in groups])
         ok = (a >= 0) & (a < NUM_ACTIONS)
         ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
         if not ok.all():
-            raise _illegal(agent, ok, rows, vgs, ks, gis, players, lambda i: f"action {a[i]!r}")
-        o = 0
-        for k, r in groups:
-            acts[k][r] = a[o:o + r.size]
-            o += r.size
+            raise _illegal(agent, ok, rows, vgs, ks, gis, players, lambda i: f"action {show(a[i])}")
+        parts = np.split(a, np.cumsum([r.size for _, r in groups])[:-1])
+        for (k, r), part in zip(groups, parts, strict=True):
+            acts[k][r] = part
     else:
         for k, rows in groups:
             vg = vgs[k]
             for r in rows:
-                try:
-                    a = agent.spec({"observation": vg.obs[r].copy(), "action_mask": vg.mask[r].copy()})
-                except Exception as e:
-                    _note(e, agent)
-                    raise
+                a = _guarded(agent, agent.spec, {"observation": vg.obs[r].copy(), "action_mask": vg.mask[r].copy()})
                 if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iu":
                     a = a[()]
                 if not is_int(a) or not 0 <= a < NUM_ACTIONS or not vg.mask[r, int(a)]:
-                    shown = f"{a!r:.60} ({type(a).__name__})"
-                    raise _illegal(agent, np.array([False]), [r], vgs, [k], gis, players, lambda i: shown)
+                    raise _illegal(agent, np.array([False]), [r], vgs, [k], gis, players,
+                                   lambda i, a=a: f"{show(a, 60)} ({type(a).__name__})")
                 acts[k][r] = int(a)
     agent.decisions += n
     agent.seconds += time.perf_counter() - t
-
-
-def _note(e, agent):
-    if hasattr(e, "add_note"):
-        e.add_note(f"(raised by arena agent {agent.name!r}, {agent.kind})")
 
 
 def _play(agent_list, seats_list, N, seed, rules, B, num_threads, progress):
@@ -541,18 +526,19 @@ def _play(agent_list, seats_list, N, seed, rules, B, num_threads, progress):
     vgs = [VectorGame(B, rules, seed, num_threads) for _ in range(K)]
     for vg in vgs:
         vg.reset()
-    pts = np.zeros((N, K, 4), np.int64)
-    wins = np.zeros((N, K, 4), np.int32)
-    dins = np.zeros((N, K, 4), np.int32)
-    acc_p = np.zeros((K, B, 4), np.int64)       # the slot's game so far
-    acc_w = np.zeros((K, B, 4), np.int32)
-    acc_d = np.zeros((K, B, 4), np.int32)
-    hand_w = np.zeros((K, B, 4), np.bool_)      # the slot's current hand
-    hand_d = np.zeros((K, B, 4), np.bool_)
+    pts, wins, dins = np.zeros((N, K, 4), np.int64), np.zeros((N, K, 4), np.int32), np.zeros((N, K, 4), np.int32)
+    # the slot's game so far, and its current hand
+    acc_p, acc_w, acc_d = np.zeros((K, B, 4), np.int64), np.zeros((K, B, 4), np.int32), np.zeros((K, B, 4), np.int32)
+    hand_w, hand_d = np.zeros((K, B, 4), np.bool_), np.zeros((K, B, 4), np.bool_)
     acts = [np.zeros(B, np.int64) for _ in range(K)]
-    live = list(range(K))
-    decisions = 0
-    bar = _progress(N * K, progress)
+    live, decisions = list(range(K)), 0
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=N * K, unit="game", desc="arena")
+        except ImportError:
+            pass
     try:
         while live:
             groups = [[] for _ in range(A)]

@@ -4,11 +4,9 @@
 #     from majiang_env import majiang_v1
 #     e = majiang_v1.env()
 #
-# ``majiang_env.env`` is the function of docs/api.md, which hides the module
-# majiang_env/env.py behind it; this module is the environment's documented
-# module. Its docstring is the env card (``help(majiang_v1)``), kept once, in
-# majiang_env/env.py.
-from .env import CARD, ILLEGAL_REWARD, ClassicWrapper, env, parallel_env, raw_env
+# Its docstring is the env card (``help(majiang_v1)``), kept once, in
+# majiang_env/envs/pettingzoo.py.
+from .envs.pettingzoo import CARD, ILLEGAL_REWARD, ClassicWrapper, env, parallel_env, raw_env
 
 __doc__ = CARD
 __all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD"]

@@ -1,8 +1,8 @@
 """A slow, independent reference of the ``features`` encoding (kernel/features.py).
 
 Written from the specification only: the module docstring of
-``majiang_env/kernel/features.py`` (the channels), the module docstring of
-``majiang_env/kernel/greedy.py`` (deficiency, unseen copies, acceptance, the
+``majiang_env/engine/kernel/features.py`` (the channels), the module docstring of
+``majiang_env/engine/kernel/greedy.py`` (deficiency, unseen copies, acceptance, the
 hand an option leaves, the value of a pick-up), ``docs/observation.md`` (the
 compact observation) and ``docs/api.md`` (action ids). It shares no code with
 the kernel beyond the public layout constants (offsets and channel starts).
@@ -22,11 +22,10 @@ import math
 from functools import cache
 
 import numpy as np
-
 from greedy_reference import RefPolicy
 
-from majiang_env.kernel import features as F
-from majiang_env.kernel import observe as O
+from majiang_env.engine.kernel import features as F
+from majiang_env.engine.kernel import observe as O
 
 S = O.OBS_SCALAR
 
@@ -71,7 +70,7 @@ def colour_costs(counts9: tuple) -> tuple:
     and p pairs (BIG if no target exists)."""
     missing = sum(_SHORT[j][min(v, 5)] for j, v in enumerate(counts9))
     cost = [[BIG, BIG] for _ in range(5)]
-    for g, low in zip(_GROUP_START, np.minimum.reduceat(missing, _GROUP_START)):
+    for g, low in zip(_GROUP_START, np.minimum.reduceat(missing, _GROUP_START), strict=True):
         cost[_T_M[g]][_T_P[g]] = int(low)
     return tuple(tuple(r) for r in cost)
 
@@ -209,7 +208,7 @@ def pickup_value(hand, n_melds, own_melds, a, claimed, shown, kuikae, unseen):
 def reference_features(obs, mask, rules=None) -> np.ndarray:
     """float32[FEAT_SIZE]: the features of compact observation ``obs`` with action
     mask ``mask`` (all zeros when the seat is not to act) under ``rules``."""
-    from majiang_env.rules import make_rules
+    from majiang_env.engine.rules import make_rules
     rules = make_rules(rules)
     chow_off = 1 if rules.chow_from == "next" else 3
     kuikae = bool(rules.kuikae)

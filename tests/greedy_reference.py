@@ -1,12 +1,12 @@
 """An independent reading of the greedy policy (the module docstring of
-majiang_env/kernel/greedy.py, re-read in plain Python): its tie set at a
+majiang_env/engine/kernel/greedy.py, re-read in plain Python): its tie set at a
 position. Used by tests/test_greedy.py and by the feature reference's greedy flags."""
 import itertools
 
 import numpy as np
 
-from majiang_env import tables
-from majiang_env.kernel.observe import OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SIDE
+from majiang_env.engine import tables
+from majiang_env.engine.kernel.observe import OBS_CLAIM, OBS_DRAWN, OBS_HAND, OBS_MELD, OBS_RIVER, OBS_SIDE
 
 _ALLOC = {need: np.array([ms for ms in itertools.product(range(need + 1), repeat=4) if sum(ms) == need])
           for need in range(5)}

@@ -4,8 +4,8 @@ import random
 
 import numpy as np
 
-from majiang_env.kernel import layout as L
-from majiang_env.rules import A_ANKAN, A_EXCHANGE, A_PASS, A_PUNG, A_RON, A_TSUMO
+from majiang_env.engine.kernel import layout as L
+from majiang_env.engine.rules import A_ANKAN, A_EXCHANGE, A_PASS, A_PUNG, A_RON, A_TSUMO
 
 WINS = {A_TSUMO} | set(range(A_RON, A_EXCHANGE))
 CALLS = set(range(A_ANKAN, A_PASS)) | set(range(A_PUNG, A_EXCHANGE))  # kans, 模, pick-ups, 栄

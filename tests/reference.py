@@ -91,7 +91,7 @@ def pattern_total(seat, melds):
     for labels in product(range(4), repeat=len(melds)):
         total = 0
         for lab in (1, 2, 3):
-            group = [m for m, l in zip(melds, labels) if l == lab]
+            group = [m for m, lb in zip(melds, labels, strict=True) if lb == lab]
             if group:
                 total += group_points(seat, group)
         best = max(best, total)

@@ -1,0 +1,211 @@
+"""The shipped learned policy, run with numpy only: ``PretrainedAgent`` (name ``"pretrained"``).
+
+The network is ``agents.ppo.PolicyNet`` (a trunk MLP over the ``features``
+encoding, a head shared by the 36 kinds, a linear head for the other ids),
+trained by ``python -m agents.train_strong`` and exported with
+``agents.ppo.export_numpy`` to an ``.npz`` of float32 arrays. This module
+re-implements its forward pass in numpy, so playing against it needs no
+torch; ``tests/arena/test_pretrained.py`` checks that both forwards agree.
+
+How it was trained, and how strong it is (arena figures with confidence
+intervals): docs/performance.md, "Ladder".
+
+**Weights files** (``majiang-policy/1``): an ``.npz`` holding ``format`` (the
+string ``"majiang-policy/1"``), the 13 float arrays of ``_KEYS`` with the
+shapes of :func:`check_weights` (hidden sizes free, every value finite in
+float32) and any number of ``meta_*`` strings. Everything is checked when the
+file is loaded: a file that cannot be read as such (not a zip, truncated,
+pickled or object arrays, a missing or unknown array, a wrong shape, dtype or
+a non-finite value) raises :class:`WeightsError` (a ``ValueError``) naming the
+file and the problem; a path with no file raises ``FileNotFoundError``. A
+loaded policy never fails later for its weights, and the agent always plays a
+legal action, even when the network's logits are extreme (``-inf``, ``nan``
+or below the ``-1e9`` of illegal actions).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.checks import as_bool, is_int, show
+from ..engine.encodings import FEAT_SIZE, FeatureEncoder
+from ..engine.kernel.features import NUM_PLANES
+from ..engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS, NUM_KINDS
+
+__all__ = ["NumpyPolicy", "PretrainedAgent", "WeightsError", "check_weights", "DEFAULT_WEIGHTS", "FORMAT"]
+
+DEFAULT_WEIGHTS = Path(__file__).with_name("data") / "pretrained.npz"
+FORMAT = "majiang-policy/1"
+_KEYS = ("body.0.weight", "body.0.bias", "body.2.weight", "body.2.bias", "ctx.weight", "ctx.bias",
+         "kind_in.weight", "kind_in.bias", "kind_out.weight", "kind_out.bias", "kind_bias",
+         "pi.weight", "pi.bias")
+KIND_OUT = 4                       # per kind: discard, ankan, minkan, exchange
+OTHER_IDS = A_EXCHANGE - A_TSUMO   # the ids 108-119 of the linear head
+
+
+class WeightsError(ValueError):
+    """Policy weights that are not a valid ``majiang-policy/1`` set (names the file and the problem)."""
+
+
+def check_weights(weights, where: str = "policy weights") -> dict:
+    """The arrays of ``_KEYS`` from ``weights`` (a mapping) as contiguous float32,
+    each checked: a real float array (float16/32/64) of the shape below, every
+    value finite in float32 (H1, H2, C: the hidden sizes, any positive size);
+    else :class:`WeightsError` naming ``where`` and the array.
+
+    ``body.0.weight`` (H1, FEAT_SIZE), ``body.0.bias`` (H1,), ``body.2.weight``
+    (H2, H1), ``body.2.bias`` (H2,), ``ctx.weight`` (C, H2), ``ctx.bias`` (C,),
+    ``kind_in.weight`` (C, NUM_PLANES), ``kind_in.bias`` (C,), ``kind_out.weight``
+    (4, C), ``kind_out.bias`` (4,), ``kind_bias`` (36, 4), ``pi.weight`` (12, H2),
+    ``pi.bias`` (12,)."""
+    missing = [k for k in _KEYS if k not in weights]
+    if missing:
+        raise WeightsError(f"{where}: no array {missing[0]!r} (a policy has {list(_KEYS)})")
+    w = {}
+    for k in _KEYS:
+        a = weights[k]
+        if not isinstance(a, np.ndarray) or a.dtype.kind != "f" or a.dtype.itemsize > 8:
+            raise WeightsError(f"{where}: {k!r} must be a float array, got "
+                               f"{a.dtype if isinstance(a, np.ndarray) else type(a).__name__}")
+        with np.errstate(over="ignore"):
+            a = np.ascontiguousarray(a, np.float32)
+        if not np.isfinite(a).all():
+            raise WeightsError(f"{where}: {k!r} holds a value that is not finite in float32 (nan, inf or "
+                               f"beyond +-3.4e38)")
+        w[k] = a
+    h1 = w["body.0.weight"].shape[0] if w["body.0.weight"].ndim == 2 else 0
+    h2 = w["body.2.weight"].shape[0] if w["body.2.weight"].ndim == 2 else 0
+    c = w["ctx.weight"].shape[0] if w["ctx.weight"].ndim == 2 else 0
+    want = {"body.0.weight": (h1, FEAT_SIZE), "body.0.bias": (h1,), "body.2.weight": (h2, h1),
+            "body.2.bias": (h2,), "ctx.weight": (c, h2), "ctx.bias": (c,), "kind_in.weight": (c, NUM_PLANES),
+            "kind_in.bias": (c,), "kind_out.weight": (KIND_OUT, c), "kind_out.bias": (KIND_OUT,),
+            "kind_bias": (NUM_KINDS, KIND_OUT), "pi.weight": (OTHER_IDS, h2), "pi.bias": (OTHER_IDS,)}
+    for k in _KEYS:
+        if w[k].shape != want[k] or 0 in want[k]:
+            raise WeightsError(f"{where}: {k!r} has shape {w[k].shape}; this version needs {want[k]} "
+                               f"(H1 = {h1 or 'a positive size'}, H2 = {h2 or 'a positive size'}, "
+                               f"C = {c or 'a positive size'}, {FEAT_SIZE} features, {NUM_PLANES} planes)")
+    return w
+
+
+def _relu(x):
+    return np.maximum(x, 0.0, out=x)
+
+
+class NumpyPolicy:
+    """The policy network's logits in numpy: ``logits(x, legal)`` -> float32 (B, 156),
+    illegal actions at -1e9. ``weights``: a mapping of the arrays ``_KEYS`` (torch
+    ``state_dict`` names), checked by :func:`check_weights`."""
+
+    def __init__(self, weights, where: str = "policy weights"):
+        if not hasattr(weights, "__contains__") or not hasattr(weights, "__getitem__"):
+            raise WeightsError(f"{where}: expected a mapping of arrays, got {type(weights).__name__}")
+        self.w = check_weights(weights, where)
+
+    @classmethod
+    def load(cls, path=DEFAULT_WEIGHTS) -> "NumpyPolicy":
+        """The policy of a ``majiang-policy/1`` file (module docstring): everything is
+        checked here; WeightsError names the file and the problem."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError(f"path must be a str or os.PathLike, got {show(path)} ({type(path).__name__})")
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no policy weights at {path}")
+        where = str(path)
+        try:
+            z = np.load(path, allow_pickle=False)
+        except Exception as e:   # noqa: BLE001 - not a zip or .npy, truncated, pickled ...
+            raise WeightsError(f"{where}: not a readable .npz file ({type(e).__name__}: {show(str(e), 200)})") from None
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise WeightsError(f"{where}: not an .npz archive (a single .npy array)")
+        with z:
+            try:
+                names = list(z.files)
+                unknown = [k for k in names if k != "format" and k not in _KEYS and not k.startswith("meta_")]
+                if unknown:
+                    raise WeightsError(f"{where}: unknown array {unknown[0]!r} (the format has 'format', "
+                                       f"{list(_KEYS)} and meta_* strings)")
+                fmt = z["format"] if "format" in names else None
+                if not (isinstance(fmt, np.ndarray) and fmt.shape == () and fmt.dtype.kind == "U"
+                        and str(fmt) == FORMAT):
+                    raise WeightsError(f"{where}: format {show(None if fmt is None else fmt.tolist())}, "
+                                       f"expected {FORMAT!r}")
+                arrays = {k: z[k] for k in _KEYS if k in names}
+            except WeightsError:
+                raise
+            except Exception as e:   # noqa: BLE001 - a damaged member: zlib, zip, EOF, pickled arrays ...
+                raise WeightsError(f"{where}: an array cannot be read ({type(e).__name__}: "
+                                   f"{show(str(e), 200)})") from None
+        return cls(arrays, where)
+
+    def logits(self, x, legal) -> np.ndarray:
+        w = self.w
+        x = np.asarray(x, np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = _relu(x @ w["body.0.weight"].T + w["body.0.bias"])
+            h = _relu(h @ w["body.2.weight"].T + w["body.2.bias"])
+            planes = x[:, :NUM_PLANES * NUM_KINDS].reshape(-1, NUM_PLANES, NUM_KINDS)
+            planes = planes.transpose(0, 2, 1)                                               # (B, 36, planes)
+            k = _relu(planes @ w["kind_in.weight"].T + w["kind_in.bias"]
+                      + (h @ w["ctx.weight"].T + w["ctx.bias"])[:, None, :])
+            per_kind = k @ w["kind_out.weight"].T + w["kind_out.bias"] + w["kind_bias"]      # (B, 36, 4)
+            out = np.empty((x.shape[0], NUM_ACTIONS), np.float32)
+            out[:, :3 * NUM_KINDS] = per_kind[:, :, :3].transpose(0, 2, 1).reshape(-1, 3 * NUM_KINDS)
+            out[:, A_TSUMO:A_EXCHANGE] = h @ w["pi.weight"].T + w["pi.bias"]
+            out[:, A_EXCHANGE:] = per_kind[:, :, 3]
+        out[~np.asarray(legal, bool)] = -1e9
+        return out
+
+
+def best_legal(scores, legal) -> np.ndarray:
+    """Per row, the legal action with the highest score (int64 (B,)); a legal action
+    always, whatever the scores (``nan`` counts lowest; a row whose legal scores
+    are all ``-inf`` or ``nan`` gets its first legal action). Every row of
+    ``legal`` (bool (B, 156)) must have a legal action."""
+    s = np.where(legal & ~np.isnan(scores), scores, -np.inf)
+    best = s.argmax(1)
+    none = ~legal[np.arange(len(best)), best]
+    if none.any():
+        best[none] = legal[none].argmax(1)
+    return best
+
+
+class PretrainedAgent:
+    """The shipped policy as an agent: ``agent(obs_dict) -> action`` and, batched,
+    ``agent.act_batch(obs, mask)`` (compact observations int16 (B, 436) or
+    ``features`` float32 (B, FEAT_SIZE)). It plays the most probable legal
+    action (``deterministic=False``: samples with its own seeded generator).
+    ``rules``: the rules its compact observations come from (the features
+    encoding needs two fields of them). ``path``: other weights of the same
+    format (checked when loaded: :class:`WeightsError`).
+    """
+
+    def __init__(self, seed=None, rules=None, deterministic=True, path=DEFAULT_WEIGHTS):
+        if seed is not None and not is_int(seed):
+            raise ValueError(f"seed must be an int or None, got {show(seed)}")
+        self.deterministic = as_bool("deterministic", deterministic)
+        self.policy = NumpyPolicy.load(path)
+        self.encode = FeatureEncoder(rules)
+        self.rng = np.random.default_rng(None if seed is None else int(seed) % 2 ** 64)
+
+    def act_batch(self, obs, mask) -> np.ndarray:
+        obs, mask = np.asarray(obs), np.asarray(mask)
+        if obs.ndim != 2 or mask.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(f"expected obs (B, 436) or (B, {FEAT_SIZE}) and mask (B, {NUM_ACTIONS}), "
+                             f"got {obs.shape} and {mask.shape}")
+        legal = mask != 0
+        if not legal.any(1).all():
+            raise ValueError("PretrainedAgent: an action mask has no legal action")
+        x = obs.astype(np.float32) if obs.dtype.kind == "f" and obs.shape[1] == FEAT_SIZE else \
+            self.encode.batch(obs, mask)
+        logits = self.policy.logits(x, legal)
+        if not self.deterministic:
+            logits = logits - np.log(-np.log(self.rng.random(logits.shape) + 1e-12) + 1e-12)
+        return best_legal(logits, legal)
+
+    def __call__(self, obs) -> int:
+        if not isinstance(obs, dict) or "observation" not in obs or "action_mask" not in obs:
+            raise ValueError("PretrainedAgent: expected an observation dict with 'observation' and 'action_mask'")
+        return int(self.act_batch(np.asarray(obs["observation"])[None], np.asarray(obs["action_mask"])[None])[0])
