@@ -443,3 +443,10 @@ def test_seat_vector_env_rejects_an_agent_class_at_construction():
         with pytest.raises(ValueError, match="pass an instance"):
             SeatVectorEnv(2, opponents=cls)
     SeatVectorEnv(2, opponents=Batch())
+
+
+@pytest.mark.parametrize("params", [{1: 2, "x": 3}, {"samples": 10 ** 5000}, {10 ** 5000: 1}])
+def test_in_kernel_agent_parameters_of_any_type_raise_value_error(params):
+    from majiang_env import SeatVectorEnv
+    with pytest.raises(ValueError, match="parameter"):
+        SeatVectorEnv(2, opponents=("search", params))

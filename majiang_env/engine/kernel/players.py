@@ -30,6 +30,7 @@ From Python, :func:`agent_params` turns an agent's named parameters
 import numpy as np
 from numba import njit
 
+from ..checks import show
 from ..rules import NUM_ACTIONS, R_CHOW_OFF, R_KUIKAE
 from .cards import rand_below
 from .greedy import W_SIZE, greedy_action
@@ -88,7 +89,7 @@ def agent_params(name, options=None) -> np.ndarray:
     model of the other seats' hidden hands). Raises ValueError for an unknown
     agent, parameter or value."""
     if name not in AGENT_PARAMS:
-        raise ValueError(f"unknown agent {name!r}; agents are {sorted(AGENT_PARAMS)}")
+        raise ValueError(f"unknown agent {show(name)}; agents are {sorted(AGENT_PARAMS)}")
     spec = AGENT_PARAMS[name]
     if options is None:
         options = {}
@@ -96,7 +97,8 @@ def agent_params(name, options=None) -> np.ndarray:
         raise ValueError(f"parameters of agent {name!r} must be a dict, got {type(options).__name__}")
     unknown = set(options) - set(spec)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for agent {name!r}; "
+        raise ValueError(f"unknown parameter(s) {', '.join(show(k) for k in options if k not in spec)} "
+                         f"for agent {name!r}; "
                          f"it takes {sorted(spec) or 'none'}")
     v = np.zeros(NUM_PARAMS, np.float64)
     for key, (i, default, lo, hi) in spec.items():
@@ -106,20 +108,20 @@ def agent_params(name, options=None) -> np.ndarray:
             continue
         if isinstance(lo, tuple):
             if not isinstance(x, str) or x not in lo:
-                raise ValueError(f"{name} parameter {key!r} must be one of {lo}, got {x!r:.80}")
+                raise ValueError(f"{name} parameter {key!r} must be one of {lo}, got {show(x)}")
             v[i] = 1 + lo.index(x)
             continue
         if isinstance(lo, bool):
             if not isinstance(x, (bool, np.bool_)):
-                raise ValueError(f"{name} parameter {key!r} must be True or False, got {x!r:.80}")
+                raise ValueError(f"{name} parameter {key!r} must be True or False, got {show(x)}")
         elif isinstance(lo, float):
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)) \
                     or not lo <= x <= hi:
-                raise ValueError(f"{name} parameter {key!r} must be a number in {lo}..{hi}, got {x!r:.80}")
+                raise ValueError(f"{name} parameter {key!r} must be a number in {lo}..{hi}, got {show(x)}")
             x = max(float(x), 1e-12)  # 0 in the vector means "the default"
         elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
             raise ValueError(f"{name} parameter {key!r} must be an int in {lo}..{hi}"
-                             + (" or None" if key in ("budget", "width") else "") + f", got {x!r:.80}")
+                             + (" or None" if key in ("budget", "width") else "") + f", got {show(x)}")
         v[i] = float(x) + (key == "width")  # width w is stored as w + 1: 0 means the default
     return v
 
