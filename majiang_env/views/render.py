@@ -382,18 +382,26 @@ def _card(img, y, x, card, dim=False, hidden=False):
         _dim(img, y, x, CH, CW)
 
 
+RGB_LEGEND = (
+    "ROWS PER SEAT: HAND + DRAWN, SIDE CARDS / MELDS / DISCARDS",
+    "CARD: NUMBER + FACE (B R Y G)  BORDER: CIRCLE COLOUR OF THE COPY",
+    "DIM: PICKED UP/SIDE/KAN 4TH  BAR: WON ON  GREY ?: STAND-IN",
+)
+
+
 def render_rgb(game) -> np.ndarray:
     """Spectator image, uint8 (H, W, 3): a header line, then per seat a label
     (seat, score, cards left in the square; the seat to act framed and marked
     ``>``) and three rows: hand (+ drawn card, side cards dimmed), melds
     (stand-ins grey), river (picked-up cards dimmed, won-on cards underlined);
-    a legend at the bottom."""
+    a legend at the bottom (:data:`RGB_LEGEND`) that names the rows and every colour."""
     ncol = 20
     row_h = CH + GAP + 2
     seat_h = 3 * row_h + 6
     head_h = 8 + 5 * SCALE + 6
     W = LABEL_W + ncol * (CW + GAP) + 8
-    H = head_h + 4 * seat_h + 5 * SCALE + 10
+    line_h = 5 * SCALE + 5
+    H = head_h + 4 * seat_h + len(RGB_LEGEND) * line_h + 6
     img = np.empty((H, W, 3), np.uint8)
     img[:] = BG
     n = game.rules.hands_per_game
@@ -448,8 +456,8 @@ def render_rgb(game) -> np.ndarray:
             if r["won"] and x + CW <= W:
                 img[y + CH:y + CH + 3, x:x + CW] = (255, 255, 255)
             x += CW + GAP
-    draw_text(img, H - 5 * SCALE - 6, 8, "+ DRAWN  DIM: PICKED UP/SIDE/KAN 4TH  BAR: WON ON  GREY: STAND-IN",
-              scale=SCALE)
+    for i, line in enumerate(RGB_LEGEND):
+        draw_text(img, head_h + 4 * seat_h + i * line_h, 8, line, scale=SCALE)
     return img
 
 
