@@ -137,10 +137,11 @@ def test_markdown_links_resolve():
 
 
 def test_repo_paths_in_markdown_code_exist():
-    """A path written as code in the docs (`majiang_env/engine/kernel/core.py`) names a file that exists."""
+    """A path written as code in the docs (`majiang_env/engine/kernel/step.py`) names a file that
+    exists; CHANGELOG.md is history and may name files that are gone."""
     problems = []
     for path in repo_files():
-        if path.suffix not in (".md", ".ipynb"):
+        if path.suffix not in (".md", ".ipynb") or path.name == "CHANGELOG.md":
             continue
         for label, text in markdown_texts(path):
             for span in INLINE_CODE.findall(FENCE.sub("", text)):
