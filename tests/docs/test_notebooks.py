@@ -38,10 +38,13 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch):
     assert not errors
 
 
+@pytest.mark.slow
 def test_throughput_notebook_times_no_compile_on_an_empty_cache(monkeypatch, tmp_path):
     """Notebook 02 from an empty numba cache: every kernel it times is compiled
     before its timing, so no row of its table falls below a tenth of the median
-    of its neighbours (a compile inside a timing shows as a dip of orders of magnitude)."""
+    of its neighbours (batch sizes a factor 4 apart; a compile inside a timing
+    shows as a dip of orders of magnitude). Compiling the whole kernel takes
+    minutes, so this runs with ``-m slow``."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
