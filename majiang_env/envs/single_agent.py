@@ -171,6 +171,8 @@ class SingleAgentEnv(gym.Env):
     def _opponent_action(self, answer, seat, fn) -> int:
         """An opponent's answer as an action id, checked as the learner's actions are."""
         g = self.game
+        if type(answer) is int and 0 <= answer < NUM_ACTIONS and g._mask[answer]:
+            return answer                       # the common case, checked without building a message
         who = f"the opponent at seat {seat} ({show(fn, 60)})"
         a = action_id(answer, lambda: f"answered by {who}; legal ids {g.legal_actions()}")
         if not in_action_range(a):
@@ -242,7 +244,7 @@ class SingleAgentEnv(gym.Env):
             info = self._info()
             info["illegal"] = True
             return g.observe(self.seat, self.obs_type), self.illegal_reward, True, False, info
-        before = g.state.copy()
+        before = g._st.copy()    # the state row, restored if an opponent fails
         try:
             gained = int(g.step(a)[self.seat]) + self._play_others() + self._carry
         except BaseException:   # an opponent failed: the step changes nothing
