@@ -1,7 +1,7 @@
 """``SeatVectorEnv``: B games as one ``gymnasium.vector.VectorEnv`` with one learning seat each.
 
 ```python
-from majiang_env.envs.seat_vector import SeatVectorEnv
+from majiang_env import SeatVectorEnv
 envs = SeatVectorEnv(1024, opponents="greedy", seat="random", obs_type="features")
 obs, info = envs.reset(seed=0)
 while True:
@@ -47,6 +47,7 @@ opponent (the env would call the class itself with the observations):
 ``num_threads`` (None or 1..numba's thread count) may be set on a made env,
 checked as in the constructor (``ValueError``, nothing changes); ``obs_type``,
 ``rules`` and ``seat_option`` are fixed at construction (read-only: make a new env).
+
 **Autoreset.** SAME_STEP is the default because every learner step is then
 a decision of a live game: nothing is spent on reset steps, and the SB3
 adapter and the trainers of ``agents`` rely on it. Pass
@@ -134,8 +135,9 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                  reward_scale: float = 1.0, num_threads=None, copy: bool = True,
                  autoreset_mode=AutoresetMode.SAME_STEP, **options):
         self.num_envs = B = as_int("num_envs", num_envs, 1, MAX_ENVS)
-        self._next_step = _autoreset_mode(autoreset_mode) == AutoresetMode.NEXT_STEP
-        self.metadata = {**type(self).metadata, "autoreset_mode": _autoreset_mode(autoreset_mode)}
+        mode = _autoreset_mode(autoreset_mode)
+        self._next_step = mode == AutoresetMode.NEXT_STEP
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         if isinstance(seat, str) and seat == "random":
             self._seat_code = -1
         else:
