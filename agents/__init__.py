@@ -12,6 +12,8 @@ agent                what it is                                 runs in  by name
 ``PretrainedAgent``  the shipped learned policy (trained by     numpy    ``"pretrained"``
                      ``agents.train_strong``)
 ``ppo.PPOAgent``     a network of ``agents.ppo`` as an agent    torch    none: pass the object
+``ISMCTSAgent``      OpenSpiel's IS-MCTS over sampled worlds    pyspiel  none: pass the object
+                     (``agents/openspiel_agents.py``)
 ===================  =========================================  =======  =============================
 
 Where a name works:
@@ -44,6 +46,14 @@ from majiang_env.policies import GreedyAgent, RandomAgent, game_obs
 from majiang_env.policies.pretrained import PretrainedAgent
 
 __all__ = ["RandomAgent", "GreedyAgent", "PretrainedAgent", "game_obs", "search"]
+_OPENSPIEL = ("ISMCTSAgent", "GreedyRolloutEvaluator")   # need OpenSpiel: imported on first use
+
+
+def __getattr__(name):
+    if name in _OPENSPIEL:
+        from . import openspiel_agents
+        return getattr(openspiel_agents, name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 
 def search(**params) -> str:

@@ -400,7 +400,7 @@ def main(argv=None):
 
     S, B, A = "single-env loop", "batched", "compiled games"
     rows = []
-    aec = Row(S, "majiang_v1 env() AEC loop (c)", aec_loop(majiang_env.env), majiang=True, key="majiang/aec")
+    aec = Row(S, "majiang_v2 env() AEC loop (c)", aec_loop(majiang_env.env), majiang=True, key="majiang/aec")
     rows.append(aec)
 
     def peer(group, name, make, missing, key, version):

@@ -178,6 +178,31 @@ def faces(R, rel):
     return table(head, rows) + "\n\n" + src
 
 
+def obs_types(R, rel):
+    """SeatVectorEnv learner steps/s per obs_type (benchmarks/bench_obs.py): a row per opponents, B and load."""
+    pairs = all_rows(R["obs"])
+    rates = {r["row"]: r["rates"] for _, r in pairs}
+    loads = list(dict.fromkeys(k for r in rates.values() for k in r))
+    kinds = ("compact", "float", "features")
+    seats = list(dict.fromkeys((m.group(1), m.group(2)) for name in rates
+                               for m in [re.match(r"seat/(\w+)/\w+ B=(\d+)", name)] if m))
+    head = ["opponents", "B", "load"] + [f"`{k}`" for k in kinds] + ["`float` ÷ `features`"]
+    rows = []
+    for load in loads:
+        label = "idle" if load.startswith("0 ") else busy_header(load).replace(" (share of idle)", "")
+        for opp, b in seats:
+            v = {k: rates.get(f"seat/{opp}/{k} B={b}", {}).get(load) for k in kinds}
+            rows.append([opp, f"{int(b):,}", label] + [sig(v[k]) if v[k] else "—" for k in kinds]
+                        + [ratio(v["float"] / v["features"]) if v["float"] and v["features"] else "—"])
+    text = table(head, rows)
+    enc = [(k, rates.get(f"encode/{k}")) for k in ("float", "features")]
+    if all(r for _, r in enc):
+        text += ("\n\nThe encoders alone on recorded learner views (`FloatEncoder.batch`, `FeatureEncoder.batch`, "
+                 "one thread): " + ", ".join(f"`{k}` {sig(r[loads[0]])} rows/s" for k, r in enc)
+                 + (" idle" if loads[0].startswith("0 ") else "") + ".")
+    return text + "\n\n" + sources([run for run, _ in pairs])[1]
+
+
 def batch(R, rel):
     pairs = all_rows(R["vector"], lambda run, r: not r["row"].startswith("memory"))
     mem = all_rows(R["vector"], lambda run, r: r["row"].startswith("memory"))
@@ -426,6 +451,23 @@ def ladder(R, rel):
     return table(head + (["run"] if any(tags.values()) else []), rows) + "\n\n" + src
 
 
+def ismcts(R, rel):
+    pairs = sorted(all_rows(R["ismcts"]), key=lambda p: (0, p[1]["simulations"]) if "simulations" in p[1]
+                   else (1, ["search", "greedy"].index(p[1]["row"]) if p[1]["row"] in ("search", "greedy") else 2))
+    tags, src = sources([run for run, _ in pairs])
+    rows = []
+    for run, r in pairs:
+        pts = r["points_per_hand"]
+        pcell = "0 (by symmetry)" if r["row"] == "greedy" and pts["mean"] == 0 else ci(pts, 1)
+        rows.append([r["row"], f"{r['deals']:,}", f"{r['hands_per_game']}", pcell, ci(r["win_rate"], 1, 100, False),
+                     ci(r["deal_in_rate"], 1, 100, False), ms(r["ms_per_decision"]),
+                     f"{r['seconds']:,.0f} s ({r['cpu_seconds']:,.0f} s CPU)"]
+                    + ([tags[id(run)]] if any(tags.values()) else []))
+    head = ["agent in one seat, three greedy seats", "deals × 4 rotations", "hands per game", "points/hand [95% CI]",
+            "win % of hands [95% CI]", "deal-in % [95% CI]", "ms/decision", "row's wall time"]
+    return table(head + (["run"] if any(tags.values()) else []), rows) + "\n\n" + src
+
+
 def _figures(figs) -> str:
     out = []
     for f in figs:
@@ -546,11 +588,11 @@ def search_params(R, rel):
     return table(head + (["run"] if any(tags.values()) else []), rows) + "\n\n" + src
 
 
-BLOCKS = {"headline": headline, "strength": strength, "cold-summary": cold_summary, "faces": faces,
+BLOCKS = {"headline": headline, "strength": strength, "cold-summary": cold_summary, "faces": faces, "obs": obs_types,
           "batch": batch, "threading": threading, "peers": peers, "cold": cold, "training": training,
           "ppo-bench": ppo_bench, "sb3": sb3, "ray": ray, "ladder": ladder, "arena": arena_table, "curve": curve,
           "final": final, "paired": paired, "paired-sweep": paired_sweep, "paired-greedy": paired_greedy,
-          "search-params": search_params}
+          "search-params": search_params, "ismcts": ismcts}
 
 
 # ---- rendering ---------------------------------------------------------------------------------------------------

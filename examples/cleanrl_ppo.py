@@ -12,9 +12,13 @@ The budget is ``--total-seconds`` of training wall time, or
 ``--total-timesteps`` learner decisions when given.
 
 - Network: an MLP actor-critic (``--hidden 256 256``, tanh) over the
-  observation (``--obs-type features``: float32; ``compact``: int16, scaled by
-  1/32 here). Illegal actions get a logit of -1e8 before the softmax
-  (``env.action_masks()``), so they are never sampled and carry no gradient.
+  observation: ``--obs-type float`` (default), the compact view normalised for
+  a network (one-hot codes, counts / 4, flag bits, the legal mask; every value
+  in [-1, 1]); ``features``: float32 with the greedy policy's per-action block,
+  several times the env's cost per step; ``compact``: int16, scaled by 1/32
+  here (raw codes, which an MLP reads poorly). docs/observation.md. Illegal
+  actions get a logit of -1e8 before the softmax (``env.action_masks()``), so
+  they are never sampled and carry no gradient.
 - PPO: GAE, clipped surrogate and clipped value loss, advantage normalisation,
   entropy bonus, gradient clipping, optional linear learning-rate annealing
   over the budget, optional early stop on ``--target-kl``.
@@ -67,7 +71,7 @@ import torch.optim as optim
 from gymnasium.vector import AutoresetMode
 
 from majiang_env import SeatVectorEnv, arena
-from majiang_env.engine.encodings import FeatureEncoder
+from majiang_env.engine.encodings import make_encoder
 
 MASKED_LOGIT = -1e8
 COMPACT_SCALE = 1.0 / 32.0   # compact observations are small integers (counts, ids, scores / 100)
@@ -90,7 +94,7 @@ def parse_args(argv=None):
                    help="share of the budget against random opponents; the rest is against greedy")
     # environment
     p.add_argument("--num-envs", type=int, default=64)
-    p.add_argument("--obs-type", choices=["features", "compact"], default="features")
+    p.add_argument("--obs-type", choices=["float", "features", "compact"], default="float")
     p.add_argument("--reward-scale", type=float, default=0.01, help="reward = points x this")
     p.add_argument("--hands-per-game", type=int, default=None, help="RuleConfig override (default: the rules')")
     # PPO
@@ -196,8 +200,8 @@ def compute_gae(rewards, values, dones, next_value, next_done, gamma, lam):
 
 def arena_policy(agent, obs_type, rules, threads):
     """A batched arena agent: the argmax of ``agent``'s masked logits (compact obs in,
-    features computed from it when the agent was trained on them)."""
-    encoder = FeatureEncoder(rules) if obs_type == "features" else None
+    encoded as the agent was trained on them)."""
+    encoder = make_encoder(obs_type, rules)   # None for compact
 
     def act(obs, mask):
         torch.set_num_threads(threads)    # the arena's numba calls reset OpenMP's thread count
@@ -287,7 +291,7 @@ def main(argv=None):
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     T, B = args.num_steps, args.num_envs
-    obs = torch.zeros((T, B, obs_size), dtype=torch.float32 if args.obs_type == "features" else torch.int16)
+    obs = torch.zeros((T, B, obs_size), dtype=torch.int16 if args.obs_type == "compact" else torch.float32)
     masks = torch.zeros((T, B, num_actions), dtype=torch.bool)
     actions = torch.zeros((T, B), dtype=torch.long)
     logprobs = torch.zeros((T, B))

@@ -3,9 +3,11 @@
     python examples/sb3_maskable_ppo.py                      # about 2 minutes on 2 cores
     python examples/sb3_maskable_ppo.py --timesteps 20000 --arena-deals 100
 
-``SB3VecEnv(64, opponents="random", obs_type="features")`` is 64 games with one
-learning seat each, stepped in one compiled call; MaskablePPO reads the legal
-actions through ``action_masks()``. SB3's defaults (``n_steps=2048``, 10 epochs
+``SB3VecEnv(64, opponents="random", obs_type="float")`` is 64 games with one
+learning seat each, stepped in one compiled call; ``--obs-type float`` (the
+default) is the observation normalised for an MLP such as SB3's ``MlpPolicy``
+(docs/observation.md); MaskablePPO reads the legal actions through
+``action_masks()``. SB3's defaults (``n_steps=2048``, 10 epochs
 at batch 64) make one rollout of 131,072 steps and then 20,480 gradient steps
 before the first line is printed; with ``n_steps=64``, ``batch_size=256`` and 4
 epochs each rollout is 4,096 steps and SB3 prints its table after every one
@@ -29,7 +31,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from majiang_env import arena
-from majiang_env.engine.encodings import FeatureEncoder
+from majiang_env.engine.encodings import make_encoder
 from majiang_env.trainers.sb3 import SB3VecEnv
 
 
@@ -41,6 +43,7 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-epochs", type=int, default=4)
     p.add_argument("--opponents", choices=["random", "greedy"], default="random")
+    p.add_argument("--obs-type", choices=["float", "features", "compact"], default="float")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--arena-deals", type=int, default=300, help="0: no arena")
@@ -49,12 +52,13 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def arena_agent(model):
-    """The trained policy as a batched arena agent (compact observations in)."""
-    encoder = FeatureEncoder()
+def arena_agent(model, obs_type):
+    """The trained policy as a batched arena agent (compact observations in, encoded as in training)."""
+    encoder = make_encoder(obs_type)
 
     def act(obs, mask):
-        actions, _ = model.predict(encoder.batch(obs, mask), action_masks=mask != 0, deterministic=True)
+        x = obs if encoder is None else encoder.batch(obs, mask)
+        actions, _ = model.predict(x, action_masks=mask != 0, deterministic=True)
         return np.asarray(actions)
 
     return arena.Batched(act, name="maskable_ppo")
@@ -64,17 +68,18 @@ def main(argv=None):
     args = parse_args(argv)
     torch.set_num_threads(args.torch_threads)
     venv = VecMonitor(SB3VecEnv(args.num_envs, opponents=args.opponents, seat="random",
-                                obs_type="features", reward_scale=0.01))
+                                obs_type=args.obs_type, reward_scale=0.01))
     model = MaskablePPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size,
                         n_epochs=args.n_epochs, seed=args.seed, verbose=1)
     start = time.perf_counter()
     model.learn(args.timesteps)
     seconds = time.perf_counter() - start
     out = {"timesteps": args.timesteps, "train_seconds": round(seconds, 1),
-           "steps_per_second": round(args.timesteps / seconds), "opponents": args.opponents}
+           "steps_per_second": round(args.timesteps / seconds), "opponents": args.opponents,
+           "obs_type": args.obs_type}
     print(f"trained {args.timesteps:,} steps in {seconds:.0f} s ({args.timesteps / seconds:,.0f} steps/s)")
     if args.arena_deals:
-        res = arena.run([arena_agent(model), args.opponents, args.opponents, args.opponents],
+        res = arena.run([arena_agent(model, args.obs_type), args.opponents, args.opponents, args.opponents],
                         deals=args.arena_deals, seed=args.arena_seed,
                         names=["maskable_ppo", args.opponents, args.opponents, args.opponents], baseline=False)
         fig = next(f for f in res.figures() if f["agent"] == "maskable_ppo")

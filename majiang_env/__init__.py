@@ -7,7 +7,7 @@ the submodule a name lives in is not part of the contract (docs/api.md).
   (a game record back into a ``Game``), ``VectorGame`` (B games per compiled
   call), ``selfplay`` (whole games inside the kernel);
 * the environment faces: ``env`` / ``raw_env`` / ``parallel_env``
-  (PettingZoo; the env card is ``help(majiang_env.majiang_v1)``),
+  (PettingZoo; the env card is ``help(majiang_env.majiang_v2)``),
   ``SingleAgentEnv`` (Gymnasium, one seat), ``SeatVectorEnv`` (Gymnasium vector
   env, one learning seat per game, opponents in the kernel);
 * the error types.
@@ -54,7 +54,7 @@ _PUBLIC = {
     "SeatVectorEnv": "majiang_env.envs.seat_vector",
     "AgentError": "majiang_env.arena",
 }
-__all__ = sorted(_PUBLIC) + ["majiang_v1", "__version__"]
+__all__ = sorted(_PUBLIC) + ["majiang_v2", "__version__"]
 
 
 def __getattr__(name):
@@ -62,8 +62,8 @@ def __getattr__(name):
         value = getattr(importlib.import_module(_PUBLIC[name]), name)
         globals()[name] = value
         return value
-    if name == "majiang_v1":
-        return importlib.import_module("majiang_env.majiang_v1")
+    if name in ("majiang_v2", "majiang_v1"):   # majiang_v1: deprecated, its env() says to use majiang_v2
+        return importlib.import_module(f"majiang_env.{name}")
     raise AttributeError(f"module 'majiang_env' has no attribute {name!r}")
 
 

@@ -21,6 +21,7 @@ an object with ``act_batch`` batched: ``act_batch(obs int16 (n, 436), mask int8
                              turns a function ``f(obs, mask)`` into one
 any other callable           per observation: ``agent({"observation": int16[436],
                              "action_mask": int8[156]}) -> action``
+an object with ``act_world`` per decision: ``act_world(world, seat) -> action``, ``world`` from ``Game.sample_hidden``
 ==========================  ====================================================
 
 Every step, the rows of all games in flight are grouped by the agent to act,
@@ -141,7 +142,7 @@ def mean_ci(x, bounds=None) -> dict:
 
 
 # ---- agents ----------------------------------------------------------------------
-KERNEL, BATCHED, SINGLE = "in-kernel", "batched", "per-observation"
+KERNEL, BATCHED, SINGLE, WORLD = "in-kernel", "batched", "per-observation", "world"
 
 
 @dataclass
@@ -162,8 +163,8 @@ def _kind(spec, where: str) -> str:
     if isinstance(spec, (str, tuple)):
         vector.agent_spec(spec, where)          # a name, or a pair (name, parameters dict)
         return KERNEL
-    if callable(getattr(spec, "act_batch", None)):
-        return BATCHED
+    if callable(getattr(spec, "act_world", None)) or callable(getattr(spec, "act_batch", None)):
+        return WORLD if callable(getattr(spec, "act_world", None)) else BATCHED
     if callable(spec) and not isinstance(spec, type):
         return SINGLE
     raise ValueError(f"{where}: an agent must be an in-kernel name {sorted(vector.AGENTS)}, an object with "
@@ -506,7 +507,9 @@ def _call(agent, groups, vgs, acts, gis, players):
         for k, rows in groups:
             vg = vgs[k]
             for r in rows:
-                a = _guarded(agent, agent.spec, {"observation": vg.obs[r].copy(), "action_mask": vg.mask[r].copy()})
+                x = (vg.game(r).sample_hidden(players[k][r], agent.decisions + r), int(players[k][r])) \
+                    if agent.kind == WORLD else ({"observation": vg.obs[r].copy(), "action_mask": vg.mask[r].copy()},)
+                a = _guarded(agent, agent.spec.act_world if agent.kind == WORLD else agent.spec, *x)
                 if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iu":
                     a = a[()]
                 if not is_int(a) or not 0 <= a < NUM_ACTIONS or not vg.mask[r, int(a)]:

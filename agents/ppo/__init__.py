@@ -22,6 +22,12 @@ How it trains
   other three played inside the kernel; only the learner's decisions are samples.
 * Policy: an MLP actor-critic; logits of illegal actions are set to -1e9 before
   the softmax, so the policy scores and evaluates only legal actions.
+* Critic: by default the network's own value head, from the same features.
+  ``PPOConfig(critic="state")`` trains a separate :class:`StateCritic` on the
+  full-information state instead (every seat's cards and the squares, seats
+  rotated to the deciding seat): a privileged critic, as in asymmetric
+  actor-critic. It exists only in training: the policy that is saved, exported
+  and evaluated reads the observation alone.
 * Credit: each seat's decisions in one hand are one episode for that seat
   (GAE over that seat's own decisions). A hand's point change goes to each
   seat's last decision in that hand. Hands still running at the end of a
@@ -53,11 +59,11 @@ Modules: ``config`` (:class:`PPOConfig`, threads, precision, allocator),
 from .cli import main
 from .config import PPOConfig, keep_freed_memory, matmul_dtype
 from .evaluation import evaluate
-from .network import N_FEATURES, PolicyNet, PPOAgent, export_numpy, load, save
+from .network import N_FEATURES, PolicyNet, PPOAgent, StateCritic, export_numpy, load, save
 from .rollout import WIN_ACTIONS, Rollouts, collect_rollout
 from .update import Trainer, compute_advantages, imitate, ppo_update, train, training_batch
 
-__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "PPOConfig", "Trainer", "train", "imitate",
+__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "StateCritic", "PPOConfig", "Trainer", "train", "imitate",
            "evaluate", "save", "load", "export_numpy", "WIN_ACTIONS", "main",
            "Rollouts", "collect_rollout", "compute_advantages", "training_batch", "ppo_update",
            "keep_freed_memory", "matmul_dtype"]

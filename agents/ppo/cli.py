@@ -34,6 +34,9 @@ def main(argv=None):
                     help="first clone GreedyAgent for this long (part of --minutes; default 0: pure self-play)")
     ap.add_argument("--opponents", default="self", choices=["self"] + sorted(AGENTS),
                     help="self-play (default), or the learner in one seat against three in-kernel agents")
+    ap.add_argument("--critic", default="observation", choices=["observation", "state"],
+                    help="the value's input: the policy's observation (default), or the full-information "
+                         "state (a privileged critic, in training only)")
     ap.add_argument("--eval-hands", type=int, default=2000,
                     help="the policy's hands in each final arena run (rounded up to whole deals of 4 rotations)")
     ap.add_argument("--eval-every", type=int, default=5, help="learning-curve check every N updates")
@@ -44,7 +47,7 @@ def main(argv=None):
     if not 0 <= args.imitate < args.minutes:
         ap.error("--imitate must be at least 0 and less than --minutes")
     quick = args.quick or os.environ.get("MAJIANG_QUICK") == "1"
-    cfg = PPOConfig(seed=args.seed, opponents=args.opponents)
+    cfg = PPOConfig(seed=args.seed, opponents=args.opponents, critic=args.critic)
     if quick:
         cfg.num_envs, cfg.rollout = 64, 64
     seconds = 15.0 if quick else args.minutes * 60

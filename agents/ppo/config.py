@@ -31,6 +31,9 @@ class PPOConfig:
     win_bonus: float = 1.0        # shaping (self-play only): reward on a winning decision
     point_scale: float = 1 / 30   # reward per point of a hand's point change
     opponents: str = "self"       # "self", or an in-kernel agent name for the other three seats
+    critic: str = "observation"   # the value's input: "observation" (the policy's features) or "state"
+                                  # (the full-information state: a privileged critic; the policy still
+                                  # reads only its observation)
     threads: int = 2              # torch threads; see _threads
     numba_threads: int = 2        # kernel threads during training
     precision: str = "auto"       # the network's matrix products: "fp32", "bf16" or "auto"; see matmul_dtype

@@ -1,6 +1,7 @@
 """The network and its faces: :class:`PolicyNet` (actor-critic over the kernel's
-features), :class:`PPOAgent` (a network as an agent), checkpoints (:func:`save`,
-:func:`load`) and :func:`export_numpy` (the ``.npz`` that runs without torch)."""
+features), :class:`StateCritic` (the privileged critic), :class:`PPOAgent` (a
+network as an agent), checkpoints (:func:`save`, :func:`load`) and
+:func:`export_numpy` (the ``.npz`` that runs without torch)."""
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -10,11 +11,13 @@ import torch
 from torch import nn
 
 from majiang_env.engine.encodings import FEAT_SIZE, NUM_PLANES, FeatureEncoder
-from majiang_env.engine.rules import A_EXCHANGE, A_TSUMO
+from majiang_env.engine.kernel.fullstate import SS_SCORES, STATE_HIGH, STATE_SCALAR, STATE_SIZE
+from majiang_env.engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS
+from majiang_env.policies import split_pass
 
 from .config import PPOConfig
 
-__all__ = ["N_FEATURES", "PolicyNet", "PPOAgent", "save", "load", "export_numpy"]
+__all__ = ["N_FEATURES", "PolicyNet", "StateCritic", "PPOAgent", "save", "load", "export_numpy"]
 
 N_FEATURES = FEAT_SIZE
 _OTHER_IDS = list(range(A_TSUMO, A_EXCHANGE))    # 108..119: 模 pass 引 刻x3 順x3 栄x3
@@ -59,6 +62,29 @@ class PolicyNet(nn.Module):
         return logits.masked_fill(~legal, -1e9), self.v(h).squeeze(-1)
 
 
+class StateCritic(nn.Module):
+    """The privileged critic (``PPOConfig(critic="state")``): the value of the deciding
+    seat from the full-information state (``majiang_env.engine.kernel.fullstate``,
+    every seat's cards and the squares), its seats rotated so that the deciding
+    seat is seat 0 (``fullstate.rotate_seats``). Used in training only: the policy
+    that is saved, exported and evaluated is :class:`PolicyNet`, which reads the
+    observation alone. Inputs are scaled to about [-1, 1]: each entry by its
+    documented bound, the scores by 1/200."""
+
+    def __init__(self, hidden=256):
+        super().__init__()
+        self.hidden = hidden
+        scale = 1.0 / np.maximum(STATE_HIGH.astype(np.float32), 1.0)
+        scale[STATE_SCALAR + SS_SCORES:STATE_SCALAR + SS_SCORES + 4] = 1 / 200
+        self.register_buffer("scale", torch.from_numpy(scale))
+        self.body = nn.Sequential(nn.Linear(STATE_SIZE, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, state):
+        """state: int16 (B, STATE_SIZE), seats rotated to the deciding seat -> float (B,)."""
+        return self.body(state.float() * self.scale).squeeze(-1)
+
+
 class PPOAgent:
     """A policy as an agent, ``agent(obs_dict) -> action`` (like ``agents.RandomAgent``).
 
@@ -93,7 +119,9 @@ class PPOAgent:
         return logits.argmax(1)
 
     def __call__(self, obs) -> int:
-        mask = np.asarray(obs["action_mask"])
+        mask, only_pass = split_pass(obs["action_mask"])   # a PettingZoo face's mask has the pass 156 too
+        if only_pass:
+            return NUM_ACTIONS
         if not mask.any():
             raise ValueError("PPOAgent: the action mask has no legal action")
         return int(self.act_batch(np.asarray(obs["observation"])[None], mask[None])[0])

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from majiang_env.engine.kernel.features import F_HAND, SCALARS
+from majiang_env.engine.kernel.fullstate import STATE_SIZE, rotate_seats
 from majiang_env.engine.rules import A_RON, A_TSUMO, NUM_ACTIONS
 from majiang_env.engine.vector import AGENTS, VectorGame
 from majiang_env.envs.seat_vector import SeatVectorEnv
@@ -30,6 +31,10 @@ class _SelfPlay:
         self.vg = VectorGame(cfg.num_envs, rules=rules, seed=cfg.seed, obs_type="features")
         self.obs, self.mask, self.seat = self.vg.reset()
 
+    def states(self):
+        """The full states now, each seen from the seat to act (the privileged critic's input)."""
+        return rotate_seats(self.vg.full_states(), self.seat)
+
     def sample_step(self, logits):
         """Sample an action per env from ``logits`` and apply it, in one kernel call;
         return (actions, hand closed, the four seats' points) per env."""
@@ -44,21 +49,25 @@ class _Versus:
 
     def __init__(self, cfg, rules):
         self.env = SeatVectorEnv(cfg.num_envs, opponents=cfg.opponents, seat="random", rules=rules,
-                                 obs_type="features", copy=False)
-        obs, _ = self.env.reset(seed=cfg.seed)
+                                 obs_type="features", copy=False, critic_state=cfg.critic == "state")
+        obs, info = self.env.reset(seed=cfg.seed)
         self.seat = np.zeros(cfg.num_envs, np.int64)
-        self._set(obs)
+        self._set(obs, info)
 
-    def _set(self, obs):
-        self.obs, self.mask = obs, self.env.action_masks()
+    def _set(self, obs, info):
+        self.obs, self.mask, self.info = obs, self.env.action_masks(), info
         self.hand = obs[:, SCALARS + F_HAND:SCALARS + F_HAND + 4].argmax(1)
+
+    def states(self):
+        """As ``_SelfPlay.states``, for the learner's seat."""
+        return rotate_seats(self.info["state"], self.info["seat"])
 
     def sample_step(self, logits):
         """As ``_SelfPlay.sample_step`` (the learner's actions; its reward in column 0)."""
         a = self.env.sample_actions(logits)
         before = self.hand
-        obs, reward, term, _, _ = self.env.step(a)
-        self._set(obs)
+        obs, reward, term, _, info = self.env.step(a)
+        self._set(obs, info)
         closed = term | (self.hand != before)
         delta = np.zeros((len(a), 4), np.float32)
         delta[:, 0] = reward
@@ -90,6 +99,8 @@ class Rollouts:
         self.obs = torch.zeros((B * cap, N_FEATURES), dtype=matmul_dtype(cfg.precision))
         self.legal = np.zeros((B * cap, NUM_ACTIONS), np.bool_)
         self.stage = np.zeros((B, N_FEATURES), np.float32)   # the current features, for the network
+        # the privileged critic's inputs (full states, seats rotated), stored beside the features
+        self.state = np.zeros((B * cap if cfg.critic == "state" else 0, STATE_SIZE), np.int16)
         self.buf = {"act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
                     "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
                     "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
@@ -121,12 +132,14 @@ class Rollouts:
             raise RuntimeError("a hand longer than the carry buffer; raise cap")
 
 
-def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
+def collect_rollout(net, roll: Rollouts, cfg, critic=None) -> tuple[int, int]:
     """``cfg.rollout`` decisions in every game of ``roll``, sampled in the kernel from
     ``net``'s logits, appended to ``roll`` with their features, legal masks,
     log-probabilities, values, seats, shaped rewards (self-play: ``win_bonus`` on a
-    win) and, where a hand closed, its point change × ``point_scale``. Returns
-    ``(wins, hands)``: winning decisions and hands closed during the rollout."""
+    win) and, where a hand closed, its point change × ``point_scale``. With a
+    ``critic`` (:class:`StateCritic`) the values are its own, from the full states,
+    which are stored too. Returns ``(wins, hands)``: winning decisions and hands
+    closed during the rollout."""
     net.eval()
     buf, ar, src, n = roll.buf, roll.ar, roll.src, roll.n
     bonus = cfg.win_bonus if cfg.opponents == "self" else 0.0
@@ -139,6 +152,10 @@ def collect_rollout(net, roll: Rollouts, cfg) -> tuple[int, int]:
         xd = x.to(dtype)                     # once, for the network and the buffer
         with torch.no_grad():
             logits, v = _forward(net, xd, torch.from_numpy(legal), dtype)
+            if critic is not None:
+                state = src.states()
+                v = critic(torch.from_numpy(state))
+                roll.state[roll.rows(ar, n)] = state
         buf["seat"][ar, n] = src.seat        # who decides, before the step moves on
         a, closed, delta = src.sample_step(logits.numpy())
         logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(a)[:, None]).squeeze(1)

@@ -15,7 +15,7 @@ from majiang_env.engine.vector import AGENTS
 
 from .config import PPOConfig, _threads, keep_freed_memory, matmul_dtype
 from .evaluation import evaluate
-from .network import PolicyNet, _forward
+from .network import PolicyNet, StateCritic, _forward
 from .rollout import Rollouts, _Demonstrations, collect_rollout
 
 __all__ = ["compute_advantages", "training_batch", "ppo_update", "Trainer", "train", "imitate", "CHUNK",
@@ -67,7 +67,7 @@ def training_batch(roll: Rollouts, cfg) -> dict:
     n_train = roll.finished()
     adv = compute_advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
     rb, rt = np.nonzero(np.arange(roll.cap)[None] < n_train[:, None])
-    batch = {"X": roll.obs, "L": torch.from_numpy(roll.legal),
+    batch = {"X": roll.obs, "L": torch.from_numpy(roll.legal), "S": torch.from_numpy(roll.state),
              "R": torch.from_numpy(roll.rows(rb, rt)),
              "A": torch.from_numpy(buf["act"][rb, rt]), "LP": torch.from_numpy(buf["logp"][rb, rt]),
              "ADV": torch.from_numpy(adv[rb, rt])}
@@ -76,12 +76,13 @@ def training_batch(roll: Rollouts, cfg) -> dict:
     return batch
 
 
-def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
+def ppo_update(net, opt, batch, cfg, rng, critic=None) -> tuple[float | None, float | None]:
     """``cfg.epochs`` passes of clipped-PPO minibatch steps over ``batch`` (from
     :func:`training_batch`; order from ``rng.permutation``, advantages normalised over
     the batch, value loss and entropy bonus, gradient norm clipped; a minibatch whose
-    loss is not finite is skipped). Returns the mean entropy and value loss over the
-    minibatches (None, None when there was no sample).
+    loss is not finite is skipped). The value is ``critic``'s, from the stored full
+    states, when there is one (``opt`` then steps both networks). Returns the mean
+    entropy and value loss over the minibatches (None, None when there was no sample).
 
     A minibatch's gradient is accumulated over pieces of at most ``CHUNK`` samples
     (each piece's loss weighted by its share of the minibatch: the same gradient
@@ -94,7 +95,10 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
     minibatch was taken)."""
     net.train()
     dtype = matmul_dtype(cfg.precision)
-    X, L, R, A, LP, ADV, RET = (batch[k] for k in ("X", "L", "R", "A", "LP", "ADV", "RET"))
+    X, L, S, R, A, LP, ADV, RET = (batch[k] for k in ("X", "L", "S", "R", "A", "LP", "ADV", "RET"))
+    params = list(net.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    if critic is not None:
+        critic.train()
     N = len(A)
     if N:
         ADV = (ADV - ADV.mean()) / (ADV.std(correction=0) + 1e-8)
@@ -111,6 +115,8 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
                 w = len(part) / len(idx)
                 rows = R[part]
                 logits, v = _forward(net, X.index_select(0, rows), L.index_select(0, rows), dtype)
+                if critic is not None:
+                    v = critic(S.index_select(0, rows))
                 lsm = torch.log_softmax(logits, 1)
                 lp = lsm.gather(1, A[part, None]).squeeze(1)
                 ad = ADV[part]
@@ -125,7 +131,7 @@ def ppo_update(net, opt, batch, cfg, rng) -> tuple[float | None, float | None]:
                 ent += ent_part.item() * w
                 vl += vl_part.item() * w
             else:
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
                 opt.step()
                 ent_sum += ent
                 vl_sum += vl
@@ -174,8 +180,13 @@ class Trainer:
             keep_freed_memory()
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
+        if cfg.critic not in ("observation", "state"):
+            raise ValueError(f"critic must be 'observation' or 'state', got {cfg.critic!r}")
         self.net = net or PolicyNet(cfg.hidden)
-        self.opt = _adam(self.net.parameters(), cfg.lr)
+        # the privileged critic: values from the full state, in training only (never in the saved policy)
+        self.critic = StateCritic(cfg.hidden) if cfg.critic == "state" else None
+        self.opt = _adam(list(self.net.parameters()) + (list(self.critic.parameters()) if self.critic else []),
+                         cfg.lr)
         with _threads(cfg.threads, cfg.numba_threads):
             self.roll = Rollouts(cfg, rules)
         self.history = []
@@ -195,10 +206,11 @@ class Trainer:
         with _threads(cfg.threads, cfg.numba_threads):
             while (updates is None or len(new) < updates) and (seconds is None or self.spent - start < seconds):
                 t0 = time.perf_counter()
-                wins, hands = collect_rollout(net, self.roll, cfg)
+                wins, hands = collect_rollout(net, self.roll, cfg, self.critic)
                 self.decisions += cfg.num_envs * cfg.rollout
                 t1 = time.perf_counter()
-                entropy, value_loss = ppo_update(net, self.opt, training_batch(self.roll, cfg), cfg, self.rng)
+                entropy, value_loss = ppo_update(net, self.opt, training_batch(self.roll, cfg), cfg, self.rng,
+                                                 self.critic)
                 t2 = time.perf_counter()
                 self.spent += t2 - t0
                 self.recent = (self.recent + [(wins, hands)])[-10:]

@@ -19,14 +19,17 @@ from .checks import (
     int_array,
     show,
 )
-from .encodings import FeatureEncoder, check_obs_type
+from .encodings import check_obs_type, make_encoder
 from .kernel import layout as L
 from .kernel.cards import deal_squares
+from .kernel.fullstate import STATE_SIZE
+from .kernel.fullstate import full_state as _full_state
 from .kernel.legal import write_mask
 from .kernel.observe import OBS_SIZE
 from .kernel.observe import observe as _observe
 from .kernel.step import new_game, settle
 from .kernel.step import step as kernel_step
+from .kernel.worlds import sample_world, world_stream
 from .rules import (
     NUM_ACTIONS,
     NUM_CARDS,
@@ -70,7 +73,7 @@ class Game:
         self._st = np.zeros(L.SIZE, np.int32)
         self._s = L.StateView(self._st)   # the row's fields by name (layout.FIELDS)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
-        self._encoder = None  # the FeatureEncoder, made at the first observe(obs_type="features")
+        self._encoder = None  # the encoder of the last observe(obs_type="features" or "float")
         deal_squares(self._st, np.uint64(self.seed))
         if squares is not None:
             sq = _check_squares(squares)
@@ -89,6 +92,15 @@ class Game:
         v = self._st.view()
         v.flags.writeable = False
         return v
+
+    def full_state(self) -> np.ndarray:
+        """Every card of the current hand, hidden or not, and the public table, as a new
+        int16[STATE_SIZE] in absolute seats: the ``majiang-state/1`` encoding for centralised
+        critics (docs/observation.md, "Full state"; ``majiang_env.engine.kernel.fullstate``).
+        It holds every seat's hidden cards: never feed it to a seat's policy."""
+        out = np.zeros(STATE_SIZE, np.int16)
+        _full_state(self._st, self._rules, out)
+        return out
 
     @property
     def current_player(self) -> int:
@@ -152,20 +164,58 @@ class Game:
         h = int(self._st[L.CLOSED])
         return None if h < 0 else h
 
+    # ---- planning ------------------------------------------------------------
+    def clone(self) -> Game:
+        """An independent copy: stepping either game never changes the other
+        (``copy.deepcopy(game)`` gives the same, slower)."""
+        g = object.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g._rules = self._rules.copy()
+        g._st = self._st.copy()
+        g._s = L.StateView(g._st)
+        g._mask = self._mask.copy()
+        g._encoder = None
+        return g
+
+    def sample_hidden(self, seat, seed) -> Game:
+        """A new ``Game``: a world ``seat`` cannot tell from this one. Every card
+        ``seat`` cannot see (docs/rules.md §11: the other hands, others' side cards
+        unless public, stand-ins, the untaken squares, another seat's drawn card)
+        is redealt uniformly from exactly the unseen cards; later hands get fresh
+        deals. ``seat``'s observation, the legal actions when ``seat`` is to act,
+        and the public history are unchanged. The result depends only on what
+        ``seat`` sees and on ``seed`` (an int in [0, 2**64)), never on the true
+        hidden cards. Its record is withheld: ``record()`` refuses it.
+        Details: ``majiang_env/engine/kernel/worlds.py``."""
+        seat = as_seat(seat)
+        if seed is None:
+            raise ValueError("sample_hidden needs a seed: an int in [0, 2**64)")
+        rng = np.array([world_stream(np.uint64(as_seed(seed)))], np.uint64)
+        g = self.clone()
+        g.seed = None        # the deal seed would give every hidden card away
+        g._n = int(sample_world(self._st, self._rules, self._wt, seat, g._st, np.zeros(NUM_CARDS, np.int32), rng))
+        write_mask(g._st, g._mask)
+        return g
+
+    @property
+    def sampled(self) -> bool:
+        """True for a world made by ``sample_hidden`` (its history is withheld)."""
+        return bool((self._s.squares[:min(self.hand_index, 3) + 1] < 0).any())
+
     # ---- observation -------------------------------------------------------
     def observe(self, seat, obs_type: str = "compact") -> np.ndarray:
         """What ``seat`` (0..3) may see (docs/rules.md §11), a new array: int16[OBS_SIZE]
-        (``obs_type="compact"``) or its float32 ``"features"`` encoding
-        (``majiang_env.engine.encodings``; its per-action block uses the legal actions
-        when ``seat`` is to act)."""
+        (``obs_type="compact"``) or its float32 ``"features"`` or ``"float"`` encoding
+        (``majiang_env.engine.encodings``; both read the legal actions when ``seat``
+        is to act)."""
         seat = as_seat(seat)
         check_obs_type(obs_type)
         out = np.zeros(OBS_SIZE, np.int16)
         _observe(self._st, self._rules, seat, out)
         if obs_type == "compact":
             return out
-        if self._encoder is None:
-            self._encoder = FeatureEncoder(self.rules)
+        if self._encoder is None or self._encoder.obs_type != obs_type:
+            self._encoder = make_encoder(obs_type, self.rules)
         mask = self._mask if seat == self.current_player else np.zeros(NUM_ACTIONS, np.int8)
         return self._encoder(out, mask)
 
@@ -183,7 +233,11 @@ class Game:
         return decode_wins(self._st, self._hand(h))
 
     def record(self, legal: bool = False) -> dict:
-        """The game so far as a ``majiang-record/1`` dict (legal sets when ``legal``)."""
+        """The game so far as a ``majiang-record/1`` dict (legal sets when ``legal``).
+        A world made by ``sample_hidden`` has none (ValueError)."""
+        if self.sampled:
+            raise ValueError("this game is a world sampled by sample_hidden: its history is withheld, "
+                             "so it has no record")
         from .records import RECORD_FORMAT, legal_sets
         sets = legal_sets(self) if as_bool("legal", legal) else None
         last = min(self.hand_index, self.rules.hands_per_game - 1)

@@ -31,13 +31,15 @@ from .checks import (
     is_int,
     show,
 )
-from .encodings import FEAT_SIZE, check_obs_type
+from .encodings import FEAT_SIZE, check_obs_type, encoded_size
 from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
+from .kernel.fullstate import STATE_SIZE, full_states
 from .kernel.observe import OBS_SIZE
 from .kernel.players import AGENT_CODES, AGENT_PARAMS, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
-from .rules import NUM_ACTIONS, make_rules
+from .kernel.worlds import sample_rows
+from .rules import NUM_ACTIONS, NUM_CARDS, make_rules
 from .threads import check_threads, current_threads, numba_threads
 
 PARALLEL_MIN_ENVS = 64  # smaller batches are stepped on the calling thread
@@ -105,14 +107,14 @@ class VectorGame:
     """B games stepped by one compiled call (docs/api.md "Batched games").
 
     ``reset()`` -> ``(obs, mask, player)``; ``step(actions)`` -> ``(obs, mask,
-    player, rewards, done)``: int16 (B, 436) (``obs_type="features"``: float32
-    (B, FEAT_SIZE), ``majiang_env.engine.encodings``), int8 (B, 156), int32 (B,),
+    player, rewards, done)``: int16 (B, 436) (``obs_type="features"`` / ``"float"``:
+    float32 (B, FEAT_SIZE) / (B, FLOAT_SIZE), ``majiang_env.engine.encodings``), int8 (B, 156), int32 (B,),
     int32 (B, 4), bool (B,). ``obs[i]`` is the observation of the player to act
     in slot i. ``rewards[i]`` holds each seat's points for a hand of slot i that
     closed in this step. The arrays are **read-only views** of the
     object's own buffers (also the attributes ``obs``, ``mask``, ``player``,
     ``rewards``, ``done``, ``game_index``, ``compact``: the compact observation
-    also under ``obs_type="features"``, and ``hand_closed``: bool (B,), True
+    also under ``obs_type="features"`` or ``"float"``, and ``hand_closed``: bool (B,), True
     where a hand of the slot closed in the last step, as the kernel reports it),
     overwritten by the next call: copy
     what you keep. Actions are checked against the legal lists held in the
@@ -133,8 +135,9 @@ class VectorGame:
         self._st = np.zeros((B, L.SIZE), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._compact = np.zeros((B, OBS_SIZE), np.int16)
-        self._feat = np.zeros((B if obs_type == "features" else 0, FEAT_SIZE), np.float32)
-        self._obs = self._feat if obs_type == "features" else self._compact
+        width = encoded_size(obs_type)   # the float rows beside the compact ones (0: none)
+        self._feat = np.zeros((B if width else 0, width or FEAT_SIZE), np.float32)
+        self._obs = self._feat if width else self._compact
         self._player = np.zeros(B, np.int32)
         self._rewards = np.zeros((B, 4), np.int32)
         self._done = np.zeros(B, np.bool_)
@@ -288,6 +291,79 @@ class VectorGame:
         rows = self._rows(rows)
         with numba_threads(self.num_threads):
             return sample_logits(self._st, rows, logits, self._agent_rng, self._parallel())
+
+    def full_states(self) -> np.ndarray:
+        """int16 (B, STATE_SIZE), a new array: the full-information state of each
+        slot's game now (``Game.full_state()``, absolute seats). It holds every
+        seat's hidden cards: for centralised critics, never for a policy."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before full_states()")
+        out = np.zeros((self.num_envs, STATE_SIZE), np.int16)
+        full_states(self._st, self._rules, out)
+        return out
+
+    # ---- planning: rows copied or resampled into other rows ----------------------
+    def _row_pairs(self, src, dst):
+        """(src, dst) as int64 slot arrays of one length (one src slot serves every
+        dst slot); dst slots distinct."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before copying or sampling rows")
+        s = self._rows(np.atleast_1d(src) if is_int(src) else src)
+        d = self._rows(np.atleast_1d(dst) if is_int(dst) else dst)
+        if len(s) == 1:
+            s = np.repeat(s, len(d))
+        if len(s) != len(d):
+            raise ValueError(f"src must name one slot or as many slots as dst, got {len(s)} and {len(d)}")
+        if len(np.unique(d)) != len(d):
+            raise ValueError(f"dst must name distinct slots, got {d.tolist()}")
+        return s, d
+
+    def _republish(self, src, dst):
+        """Slots dst continue the games (and agent streams) of src; their views follow."""
+        self._game_index[dst] = self._game_index[src]
+        self._agent_rng[dst] = self._agent_rng[src]
+        self._done[dst] = False
+        self._hand_closed[dst] = False
+        self._rewards[dst] = 0
+        batch.publish_rows(self._st, self._rules, self._dt, self._view, dst, self._wss[2][0])
+
+    def copy_rows(self, src, dst):
+        """Slots ``dst`` become copies of slots ``src`` (a slot index or an array of
+        them; one ``src`` slot serves every ``dst`` slot; ``dst`` distinct): their games, agent streams and
+        views. Stepping a copy never changes its source. Returns ``(obs, mask,
+        player)``."""
+        s, d = self._row_pairs(src, dst)
+        self._st[d] = self._st[s]   # numpy reads every source before it writes
+        self._republish(s, d)
+        return self.obs, self.mask, self.player
+
+    def sample_hidden(self, src, dst, seat, seed):
+        """Slots ``dst`` become worlds that ``seat`` cannot tell from slots ``src``:
+        pair k is ``game(src[k]).sample_hidden(seat[k], seed[k])`` (``Game.sample_hidden``),
+        in one kernel call. ``seat``: one seat or one per pair; ``seed``: an int
+        (pair k uses ``seed + k``) or one int per pair. A planner fills many slots
+        with worlds of one slot and plays them out with ``step``. Returns ``(obs,
+        mask, player)``."""
+        s, d = self._row_pairs(src, dst)
+        n = len(s)
+        seats = np.broadcast_to(int_array("seat", seat), (n,)) if np.ndim(seat) == 0 else int_array("seat", seat)
+        if seats.shape != (n,) or (n and (seats.min() < 0 or seats.max() > 3)):
+            raise ValueError(f"seat must be a seat 0..3 or one per pair ({n}), got {show(seat, 80)}")
+        if seed is None:
+            raise ValueError("sample_hidden needs a seed: an int in [0, 2**64) or one per pair")
+        if np.ndim(seed) == 0:
+            seeds = [as_seed(seed) + k for k in range(n)]
+        else:
+            seeds = [as_seed(v) for v in int_array("seed", seed).tolist()]
+            if len(seeds) != n:
+                raise ValueError(f"seed must be an int or one int per pair ({n}), got {len(seeds)}")
+        if max(seeds, default=0) >= 2 ** 64:
+            raise ValueError(f"seed + k must stay below 2**64, got {max(seeds)}")
+        srcs = self._st[s]          # the sources, read before any slot is written
+        sample_rows(srcs, self._rules, self._wt, seats.astype(np.int64), np.array(seeds, np.uint64),
+                     self._st, d, np.zeros(NUM_CARDS, np.int32), np.zeros(1, np.uint64))
+        self._republish(s, d)
+        return self.obs, self.mask, self.player
 
     def _rows(self, rows) -> np.ndarray:
         """Slot indices as int64 (default: all), each in 0..num_envs-1, or ValueError."""

@@ -1,4 +1,4 @@
-"""馬将 (Majiang) as a PettingZoo AEC environment: the env card of ``majiang_v1``.
+"""馬将 (Majiang) as a PettingZoo AEC environment: the env card of ``majiang_v2``.
 
 This environment is part of the ``majiang_env`` project (not of PettingZoo's
 own classic suite); it follows the classic environments' conventions. The
@@ -6,16 +6,16 @@ rules are docs/rules.md, the contract docs/api.md.
 
 | | |
 |---|---|
-| Import | `from majiang_env import majiang_v1` then `majiang_v1.env()` (also `raw_env`, `parallel_env`); `majiang_env.envs.pettingzoo()` is the same function |
-| Actions | Discrete(156) |
-| Parallel API | Yes: `parallel_env()` (PettingZoo's `turn_based_aec_to_parallel`); not `aec_to_parallel(env())`, see below |
+| Import | `from majiang_env import majiang_v2` then `majiang_v2.env()` (also `raw_env`, `parallel_env`); `majiang_env.env` is the same function |
+| Actions | Discrete(157): the game's ids 0–155 and `PASS_ACTION` = 156 |
+| Parallel API | Yes: `parallel_env()` (turn-based: one agent acts per step, the others pass); not `aec_to_parallel(env())`, see below |
 | Manual Control | Yes, in a terminal: `python -m majiang_env play` |
 | Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
 | Agents | 4 |
-| Action Shape | Discrete(156) |
-| Action Values | Discrete(156) |
-| Observation Shape | dict: `"observation"` (OBS_SIZE,) = (436,), `"action_mask"` (156,) |
-| Observation Values | `"observation"`: int16 Box; `"action_mask"`: int8 Box(0, 1, (156,)) |
+| Action Shape | Discrete(157) |
+| Action Values | Discrete(157) |
+| Observation Shape | dict: `"observation"` (OBS_SIZE,) = (436,), `"action_mask"` (157,) |
+| Observation Values | `"observation"`: int16 Box; `"action_mask"`: int8 Box(0, 1, (157,)) |
 
 One episode is one game of `hands_per_game` hands (default 4). Agent
 `player_i` is seat i (東 南 西 北 for i = 0..3). Forced decisions (exactly one
@@ -25,9 +25,10 @@ choices.
 ``env(render_mode=None, rules=None, obs_type="compact", **options)``: ``rules``
 is a ``RuleConfig`` (or dict); ``options`` are ``RuleConfig`` field overrides
 (docs/rules.md §10), e.g. ``env(hands_per_game=1, chow_from="previous")``.
-``obs_type="features"`` makes ``"observation"`` the float32 feature encoding
-(``majiang_env.engine.encodings``, docs/observation.md "Features") instead of the
-compact int16 vector below; the kernel computes it.
+``obs_type="float"`` (the compact view normalised for an MLP) or ``"features"``
+makes ``"observation"`` that float32 encoding (``majiang_env.engine.encodings``,
+docs/observation.md "Float", "Features") instead of the compact int16 vector
+below; the kernel computes it.
 
 ### Observation Space
 
@@ -52,8 +53,12 @@ public), stand-ins or any square.
 
 ### Legal Actions Mask
 
-``observation["action_mask"]`` (int8, 156) marks exactly the legal actions of
-the acting agent at this decision; it is all zeros for every other agent.
+``observation["action_mask"]`` (int8, 157) always has at least one legal id:
+
+* the agent to act: exactly its legal actions at this decision (ids 0–155,
+  the engine's ``Game.legal_mask()``); 156 is never legal for it;
+* every other agent: 156 (``PASS_ACTION``) alone, and so every agent once the
+  game is over (an agent that is done still steps ``None``, as in any AEC env).
 
 ### Action Space
 
@@ -71,6 +76,7 @@ the acting agent at this decision; it is all zeros for every other agent.
 | 114–116 | take | 順 chow the chow-source seat's claimable discard, which is the low / middle / high card of the run |
 | 117–119 | take | 栄 ron the claimable discard of seat offset d = `id - 116` |
 | 120–155 | exchange | 変 set aside one card of kind `id - 120` as a side card |
+| 156 | (not to act) | `PASS_ACTION`: wait while another agent acts; only in this PettingZoo face (the game's own ids stop at 155) |
 
 `kind = face * 9 + (number - 1)`; faces 0 青 blue, 1 赤 red, 2 黄 yellow, 3 緑 green.
 
@@ -85,8 +91,9 @@ Illegal moves: through ``env()`` (``ClassicWrapper``, one layer equivalent to
 PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
 ``OrderEnforcingWrapper``) an illegal action ends the game, the offender
 gets ``illegal_reward = -1000`` and the others 0. ``raw_env`` raises the engine's ``ValueError``
-(``IllegalActionError``) and leaves the game unchanged.
-A value that is not an action id at all (not an integer, or outside 0..155,
+(``IllegalActionError``) and leaves the game unchanged. For the agent to act,
+156 is an illegal action like any other id its mask does not mark.
+A value that is not an action id at all (not an integer, or outside 0..156,
 however long) raises ``ActionSpaceError``, which is both an ``IllegalActionError``
 and the ``AssertionError`` of PettingZoo's ``AssertOutOfBoundsWrapper``, from
 ``env()``, ``parallel_env()`` and ``raw_env`` alike, and changes nothing.
@@ -94,20 +101,48 @@ and the ``AssertionError`` of PettingZoo's ``AssertOutOfBoundsWrapper``, from
 ``close()`` has nothing to release (no window, file, thread or process): after
 it the env stays usable, ``reset()`` starts a new game and ``step()`` goes on.
 
+### State
+
+``state()`` (PettingZoo's state for centralised critics; ``env()`` and
+``parallel_env()`` forward it) is the full-information state of the game,
+``Game.full_state()``: an int16 vector (``STATE_SIZE`` = 682, format
+``"majiang-state/1"``) with every seat's concealed hand, drawn card, side
+cards and stand-ins, the untaken squares of the hand and the public table, in
+absolute seats. ``state_space`` is its Box with the real bounds of each entry.
+It holds every hidden card, so it is never part of an observation
+(docs/observation.md, "Full state"). Before ``reset()`` it raises
+``ResetNeededError``.
+
 ### Parallel API
 
-``parallel_env()`` is the Parallel form: every step takes a dict of actions,
-only the acting agent's is used, and the other agents' masks are all zeros.
+``parallel_env()`` is the Parallel form of ``env()`` (PettingZoo's
+``turn_based_aec_to_parallel``, with the checks below). Every step takes a dict
+of actions: the acting agent's action (required; its mask marks its legal ids)
+and, for each other live agent, 156 or nothing. Every agent's mask has a legal
+id, so a masked sampler needs no glue: TorchRL's
+``PettingZooWrapper(parallel_env(), use_mask=True)`` and SuperSuit's
+``pettingzoo_env_to_vec_env_v1(parallel_env())`` run as they are (docs/guide.md).
+Another in-range id for an idle agent is an illegal move, as for the acting
+agent: the game ends, each offender gets -1000 and the others 0 (what
+PettingZoo's ``parallel_seed_test`` sees when it samples every agent's
+action without the mask). A value outside Discrete(157) for any agent, or no
+entry for the acting agent, raises ``ActionSpaceError`` and changes nothing.
+
 PettingZoo's generic ``aec_to_parallel(env())`` does not apply, and
 ``metadata["is_parallelizable"]`` is False: it needs every agent to act once
 per cycle in seat order, while here a seat acts several times in a row (take
 phase, then discard phase; the exchange decisions of 変) and forced decisions
-are skipped. For TorchRL's ``PettingZooWrapper`` use the AEC env
-(docs/guide.md explains why).
+are skipped.
 
 ### Version History
 
-* v1: Initial release (`majiang_v1`).
+* v2: `PASS_ACTION` = 156, the one legal action of every agent not to act
+  (Discrete(157), masks of length 157). In v1 those agents had an all-zero
+  mask, no legal action, so the masked samplers of MARL libraries (TorchRL,
+  SuperSuit vector envs) could not run over ``parallel_env()``. The game, its
+  ids 0–155, the observation and the records are unchanged.
+* v1: Initial release (`majiang_v1`; now a deprecated module that says to use
+  `majiang_v2`).
 """  # noqa: E501 (the env card's table rows)
 from __future__ import annotations
 
@@ -119,14 +154,17 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..engine.checks import ActionSpaceError, ResetNeededError, action_id, in_action_range, show
+from ..engine.checks import ActionSpaceError, IllegalActionError, ResetNeededError, action_id, show
 from ..engine.encodings import check_obs_type, observation_space
 from ..engine.game import Game
+from ..engine.kernel.fullstate import STATE_HIGH, STATE_LOW
 from ..engine.rules import NUM_ACTIONS, make_rules
 
-__all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD"]
+__all__ = ["env", "raw_env", "parallel_env", "ClassicWrapper", "ILLEGAL_REWARD", "PASS_ACTION"]
 
 ILLEGAL_REWARD = -1000
+PASS_ACTION = NUM_ACTIONS        # 156: the action of an agent not to act (this face only; the engine's ids end at 155)
+_SPACE_N = NUM_ACTIONS + 1       # Discrete(157)
 
 
 CARD = __doc__  # the env card; help(env), help(raw_env), help(parallel_env) show it
@@ -138,6 +176,21 @@ def _with_card(summary: str):
         obj.__doc__ = f"{summary}\n\n{CARD}"
         return obj
     return put
+
+
+def _action(action, context) -> int:
+    """``action`` as an id of Discrete(157), or ``ActionSpaceError`` naming it and ``context()``."""
+    if type(action) is int:
+        a = action
+    else:
+        try:
+            a = action_id(action)
+        except ActionSpaceError:
+            raise ActionSpaceError(f"action must be an int (or numpy integer) in 0..{PASS_ACTION}, got "
+                                   f"{show(action)} ({type(action).__name__}); {context()}") from None
+    if not 0 <= a <= PASS_ACTION:
+        raise ActionSpaceError(f"action {show(action)} is not in Discrete({_SPACE_N}); {context()}")
+    return a
 
 
 @_with_card("The wrapped AEC environment: ``raw_env`` inside :class:`ClassicWrapper` "
@@ -160,14 +213,14 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
 
     Behaves as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
     TerminateIllegalWrapper(env, illegal_reward)))``: an out-of-space action
-    fails an ``AssertionError``; an action the mask forbids warns, ends the game
-    for everyone (terminated and truncated) and gives the offender
-    ``illegal_reward`` (others 0); using the env before ``reset`` raises the
-    order-enforcing errors. One layer instead of three, with the episode
-    attributes read straight from the wrapped env, is what keeps the AEC loop
-    fast (``benchmarks/bench_fastpath.py``, ``benchmarks/compare_peers.py``);
-    ``tests/envs/test_pettingzoo.py`` checks it against the three stacked
-    PettingZoo wrappers step by step.
+    fails an ``AssertionError``; an action the mask forbids (156, the pass, for
+    the agent to act) warns, ends the game for everyone (terminated and
+    truncated) and gives the offender ``illegal_reward`` (others 0); using the
+    env before ``reset`` raises the order-enforcing errors. One layer instead of
+    three, with the episode attributes read straight from the wrapped env, is
+    what keeps the AEC loop fast (``benchmarks/bench_fastpath.py``,
+    ``benchmarks/compare_peers.py``); ``tests/envs/test_pettingzoo.py`` checks it
+    against the three stacked PettingZoo wrappers step by step.
     """
 
     def __init__(self, env, illegal_reward):
@@ -185,6 +238,11 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
     @property
     def num_agents(self):
         return len(self.agents)
+
+    def state(self):
+        if not self._has_reset:
+            raise ResetNeededError("reset() needs to be called before state()")
+        return self.env.state()
 
     def observe(self, agent):
         if not self._has_reset:
@@ -211,20 +269,24 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
             raw.step(action)  # only None is accepted for a dead agent
             self._has_updated = True
             return
-        a = action_id(action, lambda: f"legal ids {raw.game.legal_actions()}")
-        if not in_action_range(a):
-            raise ActionSpaceError(f"action {show(action)} is not in Discrete({NUM_ACTIONS}); "
-                                   f"legal ids {raw.game.legal_actions()}")
+        a = _action(action, lambda: f"legal ids {raw.game.legal_actions()}")
         self._has_updated = True
-        if raw.game.is_legal(a):
+        if a != PASS_ACTION and raw.game._mask[a]:
             raw.step(a)
             return
         EnvLogger.warn_on_illegal_move()
-        raw._cumulative_rewards[agent] = 0
+        self._end_illegal([agent])
+
+    def _end_illegal(self, offenders):
+        """The illegal-move outcome: the game ends for everyone (terminated and truncated),
+        each offender gets ``illegal_reward``, the others 0."""
+        raw = self.env
+        raw._cumulative_rewards[raw.agent_selection] = 0
         raw.terminations = dict.fromkeys(raw.agents, True)
         raw.truncations = dict.fromkeys(raw.agents, True)
         raw.rewards = dict.fromkeys(raw.agents, 0)
-        raw.rewards[agent] = self._illegal_reward
+        for agent in offenders:
+            raw.rewards[agent] = self._illegal_reward
         raw._accumulate_rewards()
         raw._deads_step_first()
 
@@ -234,22 +296,51 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
 
 class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
     """PettingZoo's ``turn_based_aec_to_parallel`` over ``env()``, with the
-    boundary checks: ``step`` before ``reset`` and an ``actions`` dict without
-    the acting agent are clear errors that change nothing."""
+    pass: each idle live agent's action is 156 or absent. ``step`` before
+    ``reset``, a value outside Discrete(157) and an ``actions`` dict without the
+    acting agent are clear errors that change nothing; another id for an idle
+    agent is an illegal move (the game ends, offender -1000)."""
 
     def step(self, actions):
-        if not getattr(self.aec_env, "_has_reset", False):
+        aec = self.aec_env
+        if not getattr(aec, "_has_reset", False):
             raise ResetNeededError("reset() needs to be called before step()")
         if not isinstance(actions, dict):
             raise ActionSpaceError(f"actions must be a dict {{agent: action}}, not {type(actions).__name__}")
-        acting = self.aec_env.agent_selection if self.aec_env.agents else None
-        if acting is not None and acting not in actions:
+        if not self.agents:
+            return super().step(actions)
+        raw = aec.unwrapped
+        acting = raw.agent_selection
+        if acting not in actions:
             raise ActionSpaceError(f"actions has no entry for the acting agent {show(acting)}")
-        return super().step(actions)
+        chosen, offenders = None, []
+        for agent in self.agents:   # check every action before anything moves
+            if agent not in actions:
+                continue
+            if agent == acting:
+                chosen = _action(actions[agent], lambda: f"legal ids of {acting}: {raw.game.legal_actions()}")
+            elif _action(actions[agent], lambda agent=agent: f"{agent} is not to act: its one legal "
+                         f"action is {PASS_ACTION} (pass)") != PASS_ACTION:
+                offenders.append(agent)
+        if not offenders:
+            return super().step(actions)
+        if chosen == PASS_ACTION or not raw.game._mask[chosen]:
+            offenders.append(acting)
+        EnvLogger._generic_warning(
+            f"[WARNING]: Illegal move made by {', '.join(offenders)} (an agent not to act has one legal action, "
+            f"{PASS_ACTION}: pass), game terminating with the offenders losing.")
+        aec._end_illegal(offenders)
+        rewards, terminations = {**aec.rewards}, {**aec.terminations}
+        truncations, infos = {**aec.truncations}, {**aec.infos}
+        observations = {agent: aec.observe(agent) for agent in aec.agents}
+        while aec.agents:           # every agent is done: step them out, as turn_based_aec_to_parallel does
+            aec.step(None)
+        self.agents = aec.agents
+        return observations, rewards, terminations, truncations, infos
 
 
 @_with_card("The Parallel form of ``env()``: PettingZoo's ``turn_based_aec_to_parallel``; "
-            "the actions of agents not to act are ignored.")
+            "the agents not to act pass (156).")
 def parallel_env(render_mode=None, rules=None, obs_type="compact", **options):
     return _ParallelEnv(env(render_mode=render_mode, rules=rules, obs_type=obs_type, **options))
 
@@ -258,7 +349,7 @@ def parallel_env(render_mode=None, rules=None, obs_type="compact", **options):
             "``IllegalActionError`` and changes nothing.")
 class raw_env(AECEnv, EzPickle):
     metadata = {
-        "name": "majiang_v1",
+        "name": "majiang_v2",
         "render_modes": ["human", "ansi", "rgb_array"],
         # False: PettingZoo's aec_to_parallel needs one action per agent per cycle in
         # seat order, which this game does not have; parallel_env() is the Parallel form
@@ -280,11 +371,12 @@ class raw_env(AECEnv, EzPickle):
         self.obs_type = check_obs_type(obs_type)
         obs_space = spaces.Dict({
             "observation": observation_space(obs_type),
-            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(_SPACE_N,), dtype=np.int8),
         })
-        act_space = spaces.Discrete(NUM_ACTIONS)
+        act_space = spaces.Discrete(_SPACE_N)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(STATE_LOW, STATE_HIGH, dtype=np.int16)   # state(), for centralised critics
         self.game = None
         self._clear_episode()
         self.agent_selection = self.agents[0]
@@ -321,13 +413,19 @@ class raw_env(AECEnv, EzPickle):
             raise ResetNeededError(f"reset() needs to be called before {call}()")
         return self.game
 
+    def state(self) -> np.ndarray:
+        """The full-information state for centralised critics: ``Game.full_state()`` of the
+        game, int16[STATE_SIZE] in absolute seats, within ``state_space`` (env card, "State")."""
+        return self._live_game("state").full_state()
+
     def observe(self, agent):
         seat = self._seat_of(agent)
         g = self._live_game("observe")
-        if not g.done and g.current_player == seat:
-            mask = g.legal_mask()
+        mask = np.zeros(_SPACE_N, np.int8)
+        if g.current_player == seat and not (self.terminations.get(agent, True) or self.truncations[agent]):
+            mask[:NUM_ACTIONS] = g._mask   # the agent to act (current_player is -1 once the game is over)
         else:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[PASS_ACTION] = 1
         return {"observation": g.observe(seat, self.obs_type), "action_mask": mask}
 
     def step(self, action):
@@ -335,7 +433,11 @@ class raw_env(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        deltas = g.step(action).tolist()  # raises IllegalActionError if illegal, changing nothing
+        a = _action(action, lambda: f"legal ids {g.legal_actions()}")
+        if a == PASS_ACTION:
+            raise IllegalActionError(f"action {show(action)} (pass) is not legal for {agent}, the agent to act: "
+                                     f"legal ids {g.legal_actions()}")
+        deltas = g.step(a).tolist()  # raises IllegalActionError if illegal, changing nothing
         self._cumulative_rewards[agent] = 0
         closed = g.closed_hand is not None
         if closed:  # a hand closed: everyone gets its point change

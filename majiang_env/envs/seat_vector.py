@@ -2,7 +2,7 @@
 
 ```python
 from majiang_env import SeatVectorEnv
-envs = SeatVectorEnv(1024, opponents="greedy", seat="random", obs_type="features")
+envs = SeatVectorEnv(1024, opponents="greedy", seat="random", obs_type="float")
 obs, info = envs.reset(seed=0)
 while True:
     logits = policy(obs)                                   # (B, 156), any floats
@@ -21,13 +21,14 @@ every slot and plays on until the learner is to act again.
 
 | | |
 |---|---|
-| ``single_observation_space`` | ``Box`` of ``obs_type``: int16 (436,) ``"compact"`` (default), float32 (FEAT_SIZE,) ``"features"`` (``majiang_env.engine.encodings``) |
+| ``single_observation_space`` | ``Box`` of ``obs_type``: int16 (436,) ``"compact"`` (default), float32 (FEAT_SIZE,) ``"features"``, float32 (FLOAT_SIZE,) ``"float"``, the one to give an MLP (``majiang_env.engine.encodings``, docs/observation.md) |
 | ``single_action_space`` | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` bool (B, 156) |
 | reward | ``reward_scale`` x the learner's point change in the hands that closed during the step (a game's first step also pays for hands that closed before the learner's first decision) |
 | episode | one game (``hands_per_game`` hands; ``hands_per_game=1``: one hand); ``terminations`` when it ends, never truncated. A game that ends before the learner's first decision in it (in practice only with one hand per game closed by an early win: ``exchange=False``, ``wins_to_close=1``) is skipped, its points with it: the slot goes on to its next game |
 | autoreset | ``autoreset_mode=AutoresetMode.SAME_STEP`` (default): a finished slot already holds its next game; ``info["final_obs"][i]`` is the learner's last observation and ``info["final_info"]["scores"][i]`` the final scores (relative to the learner, the learner first). ``AutoresetMode.NEXT_STEP`` (Gymnasium's own default, which its vector wrappers need): the step that ends a game returns its last observation, with ``info["scores"][i]`` the final scores; the slot's next ``step`` ignores its action and returns the next game's first observation with reward 0. ``metadata["autoreset_mode"]`` is the instance's mode |
 | seeds | ``reset(seed=s)``: slot i plays games i, i + B, ... (passing over a skipped game's index) and game j is ``Game(seed=game_seed(s, j))``, whatever B; the learner's seat is fixed or drawn from the game's seed; opponents and ``sample_actions`` draw from per-game streams, so the same seed and actions give the same run |
 | ``info["seat"]`` | the learner's seat in each slot's current game |
+| ``critic_state=True`` | ``info["state"]`` (and the read-only ``states``): int16 (B, STATE_SIZE), the full-information state (``Game.full_state()``, docs/observation.md "Full state"; absolute seats) of each slot's game at the decision the returned observation shows; ``final_info["state"]`` too (SAME_STEP). ``single_state_space`` / ``state_space`` are its Box. Never part of the observation; off (the default), nothing is computed |
 
 ``opponents``: one spec for the three other seats, or a list of three (the
 seats ``seat + 1``, ``seat + 2``, ``seat + 3``); a spec is an agent name, a
@@ -79,9 +80,10 @@ from ..engine.checks import (
     int_array,
     show,
 )
-from ..engine.encodings import FEAT_SIZE, check_obs_type, observation_space
+from ..engine.encodings import FEAT_SIZE, check_obs_type, encoded_size, observation_space
 from ..engine.kernel import batch, learner
 from ..engine.kernel import layout as L
+from ..engine.kernel.fullstate import STATE_HIGH, STATE_LOW, STATE_SIZE
 from ..engine.kernel.observe import OBS_SCALAR, OBS_SIZE, S_SCORES
 from ..engine.kernel.players import AGENT_CODES, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
 from ..engine.rules import NUM_ACTIONS, make_rules
@@ -133,8 +135,9 @@ class SeatVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, opponents="random", seat=0, rules=None, obs_type: str = "compact",
                  reward_scale: float = 1.0, num_threads=None, copy: bool = True,
-                 autoreset_mode=AutoresetMode.SAME_STEP, **options):
+                 autoreset_mode=AutoresetMode.SAME_STEP, critic_state: bool = False, **options):
         self.num_envs = B = as_int("num_envs", num_envs, 1, MAX_ENVS)
+        self._critic = as_bool("critic_state", critic_state)
         mode = _autoreset_mode(autoreset_mode)
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
@@ -172,12 +175,17 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, B)
         self.action_space = batch_space(self.single_action_space, B)
+        self.single_state_space = gym.spaces.Box(STATE_LOW, STATE_HIGH, dtype=np.int16)   # info["state"] rows
+        self.state_space = batch_space(self.single_state_space, B)
 
-        feat_rows = B if obs_type == "features" else 0
+        self._width = encoded_size(obs_type)           # the float rows the kernel writes (0: compact only)
+        feat_rows = B if self._width else 0
         self._st = np.zeros((B, L.SIZE), np.int32)
-        self._view = self._new_view(B, feat_rows)      # the learner's view of each slot
+        states = B if self._critic else 0              # full states: written by the kernel only when asked for
+        self._view = self._new_view(B, feat_rows) + (np.zeros((states, STATE_SIZE), np.int16),)  # the learner's
         self._opp = self._new_view(B, feat_rows)       # an external opponent's view
-        self._final = self._new_view(B, feat_rows)     # the learner's last view of a finished game
+        self._final = self._new_view(B, feat_rows) + (np.zeros((states, STATE_SIZE), np.int16),)  # its last view
+        self._states = None                            # the states returned with the last observations
         self._lseat = np.zeros(B, np.int32)
         self._gidx = np.zeros(B, np.int64)
         self._rngs = np.zeros((B, 2), np.uint64)
@@ -218,18 +226,18 @@ class SeatVectorEnv(gym.vector.VectorEnv):
     def num_threads(self, value):
         self._num_threads = check_threads(value)
 
-    obs_type = property(lambda self: self._obs_type, doc='``"compact"`` or ``"features"`` (fixed).')
+    obs_type = property(lambda self: self._obs_type, doc='``"compact"``, ``"features"`` or ``"float"`` (fixed).')
     rules = property(lambda self: self._rule_config, doc="The ``RuleConfig`` of every game (fixed).")
     seat_option = property(lambda self: self._seat_option, doc='The ``seat`` argument, 0-3 or ``"random"`` (fixed).')
+    critic_state = property(lambda self: self._critic, doc="Whether ``info`` carries the full states (fixed).")
     SETTABLE = ("reward_scale", "copy", "num_threads")
 
-    @staticmethod
-    def _new_view(B, feat_rows):
+    def _new_view(self, B, feat_rows):
         return (np.zeros((B, NUM_ACTIONS), np.int8), np.zeros((B, OBS_SIZE), np.int16),
-                np.zeros((feat_rows, FEAT_SIZE), np.float32), np.zeros(B, np.int32))
+                np.zeros((feat_rows, self._width or FEAT_SIZE), np.float32), np.zeros(B, np.int32))
 
     def _obs_of(self, view, rows=None):
-        a = view[2] if self.obs_type == "features" else view[1]
+        a = view[2] if self._width else view[1]
         a = a if rows is None else a[rows]
         return a.copy() if self._copy or rows is not None else a
 
@@ -260,7 +268,9 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._rewards[:] = 0
         self._pending[:] = False
         self._ready = True
-        return self._obs_of(self._view), {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
+        info = {"seat": self._lseat.copy(), "_seat": np.ones(self.num_envs, bool)}
+        self._put_states(info)
+        return self._obs_of(self._view), info
 
     def step(self, actions):
         self._refuse_reentry("step")
@@ -273,7 +283,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._term[:] = False
         self._run_step(self._all, a)
         self._play_external()
-        last = self._final[2] if self.obs_type == "features" else self._final[1]
+        last = self._final[2] if self._width else self._final[1]
         term, rewards, truncated, seat, every, done, final_obs, scores, mask = learner.step_outputs(
             self._term, self._rewards, self.reward_scale, self._lseat, last, self._final[1][:, _SCORES:_SCORES + 4])
         info = {"seat": seat, "_seat": every}
@@ -283,6 +293,11 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                 final[i] = final_obs[j]
             info.update({"final_obs": final, "_final_obs": mask, "final_info": {"scores": scores},
                          "_final_info": mask})
+            if self._critic:   # the finished games' last states, zeros elsewhere
+                last_states = np.zeros((self.num_envs, STATE_SIZE), np.int16)
+                last_states[done] = self._final[4][done]
+                info["final_info"]["state"] = last_states
+        self._put_states(info)
         return self._obs_of(self._view), rewards, term, truncated, info
 
     def _step_next(self, actions):
@@ -301,7 +316,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         if rows.size:
             self._run_step(rows, act)
             self._play_external()
-        last = self._final[2] if self.obs_type == "features" else self._final[1]
+        last = self._final[2] if self._width else self._final[1]
         term, rewards, truncated, seat, every, done, final_obs, scores, mask = learner.step_outputs(
             self._term, self._rewards, self.reward_scale, self._lseat, last, self._final[1][:, _SCORES:_SCORES + 4])
         obs = self._obs_of(self._view)
@@ -312,6 +327,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
             seat[done] = seat_before[done]
             self._pending[done] = True
             info.update({"scores": scores, "_scores": mask})
+        self._put_states(info, done)
         return obs, rewards, term, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -334,6 +350,33 @@ class SeatVectorEnv(gym.vector.VectorEnv):
     @property
     def learner_seat(self) -> np.ndarray:
         return self._lseat.copy()
+
+    @property
+    def states(self) -> np.ndarray:
+        """int16 (B, STATE_SIZE), read-only: the full states returned in ``info["state"]``
+        by the last ``reset`` or ``step`` (``critic_state=True`` only)."""
+        if not self._critic:
+            raise ValueError("this env was made with critic_state=False: it computes no states; "
+                             "make it with SeatVectorEnv(..., critic_state=True)")
+        if self._states is None:
+            raise ResetNeededError("call reset() before reading states")
+        v = self._states.view()
+        v.flags.writeable = False
+        return v
+
+    def _put_states(self, info, done=None):
+        """critic_state: ``info["state"]``, each slot's full state at the returned observation
+        (under NEXT_STEP a finished game's last state, rows ``done``, goes with its last one)."""
+        if not self._critic:
+            return
+        states = self._view[4]
+        if done is not None and done.size:
+            states = states.copy()
+            states[done] = self._final[4][done]
+        elif self._copy:
+            states = states.copy()
+        self._states = states
+        info.update({"state": states, "_state": np.ones(self.num_envs, bool)})
 
     # ---- internals -------------------------------------------------------------
     def _refuse_reentry(self, what):

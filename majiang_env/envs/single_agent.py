@@ -20,7 +20,7 @@ reads ``action_masks()`` by itself.
 
 | | |
 |---|---|
-| Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/engine/kernel/observe.py``); ``obs_type="features"``: the float32 encoding of ``majiang_env.engine.encodings`` |
+| Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/engine/kernel/observe.py``); ``obs_type="float"`` / ``"features"``: the float32 encodings of ``majiang_env.engine.encodings`` (``"float"`` for an MLP) |
 | Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
 | Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included; the first step also pays for hands closed before the seat's first decision); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
 | Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated. A game that ends before the seat's first decision (in practice only one hand per game, closed by an early win) is skipped: ``reset`` starts another |

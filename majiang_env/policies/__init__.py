@@ -2,11 +2,14 @@
 
 Each is a callable ``policy(obs) -> action`` over the observation dict
 ``{"observation": int16[436], "action_mask": int8[156]}`` of the seat to act,
-returning a legal action id. They decide from that dict alone, so they cannot
-use hidden information. ``"greedy"`` is the compiled policy of
-``kernel/greedy.py`` — the same function ``selfplay(agents=("greedy", ...))``
-runs inside the kernel. ``"pretrained"`` is the shipped learned policy
-(``majiang_env.policies.pretrained``, numpy only).
+returning a legal action id. A mask of the PettingZoo faces (``majiang_v2``:
+157 long, the last id the pass 156) is taken too: the pass is answered when
+it is the mask's only legal id (an agent not to act in ``parallel_env()``).
+They decide from that dict alone, so they cannot use hidden information.
+``"greedy"`` is the compiled policy of ``kernel/greedy.py`` — the same
+function ``selfplay(agents=("greedy", ...))`` runs inside the kernel.
+``"pretrained"`` is the shipped learned policy (``majiang_env.policies.pretrained``,
+numpy only).
 
 ``SingleAgentEnv(opponents="greedy")``, ``python -m majiang_env`` and the play
 mode resolve names here; the top-level ``agents`` package builds on this module
@@ -26,7 +29,20 @@ from ..engine.kernel.greedy import greedy_action, new_work
 from ..engine.kernel.observe import OBS_SIZE, first_out_of_range
 from ..engine.rules import NUM_ACTIONS, make_rules
 
-__all__ = ["RandomAgent", "GreedyAgent", "POLICIES", "make_policy", "game_obs", "check_observation"]
+__all__ = ["RandomAgent", "GreedyAgent", "POLICIES", "make_policy", "game_obs", "check_observation", "split_pass"]
+
+_MASK_SHAPES = ((NUM_ACTIONS,), (NUM_ACTIONS + 1,))   # the game's ids; the PettingZoo faces' ids and the pass 156
+
+
+def split_pass(mask):
+    """(the mask of the game's ids 0..155, whether the mask holds the pass alone) of an
+    action mask: int8[156], or int8[157] of the PettingZoo faces, whose id 156 is the
+    pass of an agent not to act (``majiang_env.majiang_v2.PASS_ACTION``)."""
+    mask = np.asarray(mask)
+    if mask.shape == (NUM_ACTIONS + 1,):
+        head = mask[:NUM_ACTIONS]
+        return head, bool(mask[NUM_ACTIONS]) and not head.any()
+    return mask, False
 
 
 def check_observation(obs, who: str = "policy"):
@@ -38,9 +54,10 @@ def check_observation(obs, who: str = "policy"):
         raise ValueError(f"{who}: expected an observation dict with 'observation' and 'action_mask', "
                          f"got {type(obs).__name__}")
     o, m = np.asarray(obs["observation"]), np.asarray(obs["action_mask"])
-    if o.shape != (OBS_SIZE,) or m.shape != (NUM_ACTIONS,) or o.dtype.kind not in "iu" \
+    if o.shape != (OBS_SIZE,) or m.shape not in _MASK_SHAPES or o.dtype.kind not in "iu" \
             or m.dtype.kind not in "iub":
-        raise ValueError(f"{who}: expected an integer observation ({OBS_SIZE},) and mask ({NUM_ACTIONS},), "
+        raise ValueError(f"{who}: expected an integer observation ({OBS_SIZE},) and mask ({NUM_ACTIONS},) "
+                         f"or ({NUM_ACTIONS + 1},), "
                          f"got {o.dtype} {o.shape} and {m.dtype} {m.shape}")
     o16 = np.ascontiguousarray(o, np.int16)
     if not np.array_equal(o16, o):
@@ -49,7 +66,7 @@ def check_observation(obs, who: str = "policy"):
     if i >= 0:
         raise ValueError(f"{who}: observation value {show(np.asarray(obs['observation'])[i])} at index {i} "
                          "is outside what the environment produces (see kernel/observe.py)")
-    return o16, np.ascontiguousarray(m != 0, np.int8)
+    return o16, np.ascontiguousarray(m[:NUM_ACTIONS] != 0, np.int8)
 
 
 def game_obs(game, seat=None):
@@ -68,9 +85,9 @@ class RandomAgent:
     def __call__(self, obs) -> int:
         mask = obs.get("action_mask") if isinstance(obs, dict) else None
         legal = np.flatnonzero(np.asarray(mask).reshape(-1)) if mask is not None else np.zeros(0)
-        if legal.size == 0 or np.asarray(mask).shape != (NUM_ACTIONS,):
+        if legal.size == 0 or np.asarray(mask).shape not in _MASK_SHAPES:
             raise ValueError("RandomAgent: the observation's action_mask has no legal action "
-                             f"(expected a ({NUM_ACTIONS},) mask)")
+                             f"(expected a ({NUM_ACTIONS},) or ({NUM_ACTIONS + 1},) mask)")
         return int(legal[self.rng.integers(legal.size)])
 
 
@@ -99,6 +116,8 @@ class GreedyAgent:
     def __call__(self, obs) -> int:
         o, m = check_observation(obs, "GreedyAgent")
         a = greedy_action(o, m, self.rng, self._dt, self.chow_off, self.kuikae, self._work)
+        if a < 0 and split_pass(obs["action_mask"])[1]:
+            return NUM_ACTIONS   # the pass of an agent not to act (PettingZoo faces)
         if a < 0:
             raise ValueError("GreedyAgent: the action mask has no legal action")
         return int(a)

@@ -33,6 +33,7 @@ from ..engine.checks import as_bool, is_int, show
 from ..engine.encodings import FEAT_SIZE, FeatureEncoder
 from ..engine.kernel.features import NUM_PLANES
 from ..engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS, NUM_KINDS
+from . import split_pass
 
 __all__ = ["NumpyPolicy", "PretrainedAgent", "WeightsError", "check_weights", "DEFAULT_WEIGHTS", "FORMAT"]
 
@@ -208,4 +209,7 @@ class PretrainedAgent:
     def __call__(self, obs) -> int:
         if not isinstance(obs, dict) or "observation" not in obs or "action_mask" not in obs:
             raise ValueError("PretrainedAgent: expected an observation dict with 'observation' and 'action_mask'")
-        return int(self.act_batch(np.asarray(obs["observation"])[None], np.asarray(obs["action_mask"])[None])[0])
+        mask, only_pass = split_pass(obs["action_mask"])
+        if only_pass:
+            return NUM_ACTIONS   # the pass of an agent not to act (PettingZoo faces)
+        return int(self.act_batch(np.asarray(obs["observation"])[None], mask[None])[0])

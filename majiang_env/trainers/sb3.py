@@ -5,7 +5,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 from majiang_env.trainers.sb3 import SB3VecEnv
 
-venv = VecMonitor(SB3VecEnv(64, opponents="greedy", seat="random", obs_type="features"))
+venv = VecMonitor(SB3VecEnv(64, opponents="greedy", seat="random"))   # obs_type="float" by default
 model = MaskablePPO("MlpPolicy", venv, seed=0).learn(100_000)
 ```
 
@@ -16,7 +16,7 @@ compiled call; sb3-contrib's ``MaskablePPO`` reads the legal actions through
 
 | SB3 | here |
 |---|---|
-| ``SB3VecEnv(num_envs, **kwargs)`` | builds ``SeatVectorEnv(num_envs, **kwargs)`` (``opponents``, ``seat``, ``obs_type``, ``reward_scale``, rule overrides); ``SB3VecEnv(vector_env)`` wraps one already made (also ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) |
+| ``SB3VecEnv(num_envs, **kwargs)`` | builds ``SeatVectorEnv(num_envs, **kwargs)`` (``opponents``, ``seat``, ``obs_type``, ``reward_scale``, rule overrides), with ``obs_type="float"`` unless given: the observation an ``MlpPolicy`` reads well (docs/observation.md); ``SB3VecEnv(vector_env)`` wraps one already made (also ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) |
 | ``reset()`` | observations (B, ...); ``reset_infos[i]`` holds ``{"seat": learner's seat}`` |
 | ``step(actions)`` | ``actions``: integers of shape (B,) (a list, or any integer array of that shape; checked in ``step_async``, ``IllegalActionError`` and nothing changes otherwise); ``obs, rewards (float32), dones, infos``; a finished slot already holds its next game (SB3's autoreset), ``infos[i]["terminal_observation"]`` is the learner's last observation of the finished game, ``infos[i]["TimeLimit.truncated"]`` False (games end, they are never cut), ``infos[i]["scores"]`` the final scores (the learner first); ``reset_infos[i]`` the new game's info |
 | ``seed(s)`` | ``s``: None or an int in 0..2**64-1 (``ValueError`` otherwise); the run seed of the next ``reset()``: slot i plays games i, i + B, ... of run ``s`` (``SeatVectorEnv`` seeds), so the whole run is reproducible; returns ``[s] * B`` |
@@ -83,7 +83,7 @@ class SB3VecEnv(VecEnv):
             venv = env
         else:
             from ..envs.seat_vector import SeatVectorEnv
-            venv = SeatVectorEnv(env, **kwargs)
+            venv = SeatVectorEnv(env, **{"obs_type": "float", **kwargs})   # an MLP's observation by default
         mode = venv.metadata.get("autoreset_mode")
         if mode != AutoresetMode.SAME_STEP:
             raise ValueError(f"SB3VecEnv needs a vector env with autoreset_mode SAME_STEP (SB3's own "

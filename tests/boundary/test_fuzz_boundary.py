@@ -5,7 +5,8 @@ error policy of the boundary), not from the implementation:
 
 * actions: Python ``int`` (not ``bool``), numpy integer scalars (not
   ``np.bool_``) and 0-d integer arrays; anything else, any id outside 0..155
-  and any illegal in-range id raise ``IllegalActionError`` (``env()`` /
+  (0..156 for the PettingZoo faces, whose 156 is the pass of an agent not to
+  act) and any illegal in-range id raise ``IllegalActionError`` (``env()`` /
   ``parallel_env()`` / ``SingleAgentEnv(illegal="terminate")``: an in-range
   illegal id ends the game instead); ``Game.is_legal``: bad types raise,
   out-of-range ints give False;
@@ -1265,6 +1266,17 @@ def pz_points(rng, make_env, extra=()):
             d += 1
 
 
+def _pz_pass_probes(probes):
+    """156 is in the PettingZoo faces' Discrete(157) (the pass of an agent not to act):
+    for the agent to act it is an illegal id there, not an out-of-range one."""
+    np = V["np"]
+
+    def is_pass(v):
+        return isinstance(v, (int, np.integer, np.ndarray)) and not isinstance(v, bool) and np.ndim(v) == 0 \
+            and int(v) == 156
+    return [(v, "illegal" if k == "range" and is_pass(v) else k) for v, k in probes]
+
+
 def _pz_step_section(rep, rng, make_env, name, illegal_ends):
     from majiang_env import IllegalActionError
     for pp in pz_points(rng, make_env):
@@ -1276,7 +1288,7 @@ def _pz_step_section(rep, rng, make_env, name, illegal_ends):
             ill = [p for p in probes if p[1] == "illegal"]
             keep = rng.sample(ill, min(4, len(ill))) + [(f, "illegal") for f in V["np_int_forms"](ill[0][0])[:3]]
             probes = [p for p in probes if p[1] != "illegal"] + keep
-        for v, kind in probes:
+        for v, kind in _pz_pass_probes(probes):
             what = "%s.step(%s) [%s]" % (name, _desc(v), kind)
             if not rep.start(what):
                 continue
@@ -1400,7 +1412,7 @@ def sec_parallel_step(rep, rng):
                 probes = action_probes(legal, rng, n_other=150)
                 ill = [x for x in probes if x[1] == "illegal"]
                 probes = [x for x in probes if x[1] != "illegal"] + rng.sample(ill, min(4, len(ill)))
-                for v, kind in probes:
+                for v, kind in _pz_pass_probes(probes):
                     what = "parallel_env().step({%r: %s}) [%s]" % (who, _desc(v), kind)
                     if not rep.start(what):
                         continue

@@ -309,7 +309,7 @@ def test_item07_sb3_vec_env_checks_actions_attributes_and_seeds():
         with pytest.raises(ValueError):
             env.set_attr(name, value)
     venv = env.venv
-    assert venv.obs_type == "compact" and venv.reward_scale == 1.0 and venv.copy is True
+    assert venv.obs_type == "float" and venv.reward_scale == 1.0 and venv.copy is True   # SB3VecEnv's default obs
     env.set_attr("reward_scale", 0.5)
     assert venv.reward_scale == 0.5
     for seed in (1.7, "1", True, -1, 2 ** 64, HUGE):

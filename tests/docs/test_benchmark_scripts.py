@@ -65,6 +65,19 @@ def test_fastpath_game_and_vector_write_their_rows(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
+def test_obs_writes_a_row_per_opponents_size_and_obs_type_and_renders(tmp_path, capsys):
+    path = tmp_path / "benchmarks" / "results" / "obs.json"
+    load("bench_obs").main(["--sizes", "8", "--seconds", "0.05", "--rounds", "1", "--write-results", str(path)])
+    (run,) = runs(path)
+    names = [r["row"] for r in run["rows"]]
+    assert names == [f"seat/{o}/{t} B=8" for o in ("greedy", "random") for t in ("compact", "float", "features")] \
+        + ["encode/float", "encode/features"]
+    assert all(r["rates"]["0 busy"] > 0 for r in run["rows"]) and run["numba_threads"] == 1
+    text = load("render_docs").obs_types({"obs": json.loads(path.read_text())}, str)
+    assert "| greedy | 8 | idle |" in text and "bench_obs.py" in text and "rows/s" in text
+    assert "float/features" in capsys.readouterr().out
+
+
 def test_compare_peers_writes_one_run_per_repeat_and_the_renderer_reads_it(tmp_path):
     path = tmp_path / "benchmarks" / "results" / "peers.json"
     path.parent.mkdir(parents=True)
@@ -81,7 +94,7 @@ def test_compare_peers_writes_one_run_per_repeat_and_the_renderer_reads_it(tmp_p
     rd = load("render_docs")
     results = {**rd.load_results(), "peers": json.loads(path.read_text())}
     text = rd.render_text("<!-- results:peers -->\n<!-- /results:peers -->\n", results, tmp_path / "x.md")
-    assert "runs 1 / 2" in text and "majiang_v1 env() AEC loop" in text
+    assert "runs 1 / 2" in text and "majiang_v2 env() AEC loop" in text
 
 
 def test_ladder_and_arena_write_their_rows(tmp_path):

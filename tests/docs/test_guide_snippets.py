@@ -30,3 +30,23 @@ def test_sb3_snippet_runs_with_a_small_budget():
     exec(compile(code.replace("model.learn(200_000)", "model.learn(512)").replace("SB3VecEnv(64", "SB3VecEnv(8"),
                  "guide.md", "exec"), scope)
     assert scope["model"].num_timesteps >= 512
+
+
+def test_pimc_snippet_runs_with_one_world():
+    code = snippet("def pimc_action(")
+    assert "pimc_action(game, worlds=8)" in code
+    scope = {}
+    exec(compile(code.replace("pimc_action(game, worlds=8)", "pimc_action(game, worlds=1)"), "guide.md", "exec"),
+         scope)
+    game = scope["game"]
+    a = scope["pimc_action"](game, worlds=2, seed=3)
+    assert a in game.legal_actions() and 120 <= a < 156       # a 変 at the first decision
+
+
+def test_openspiel_ismcts_snippet_runs_with_few_simulations():
+    pytest.importorskip("pyspiel")
+    code = snippet("ismcts.ISMCTSBot(")
+    assert ", 40.0, 100, random_state" in code
+    scope = {}
+    exec(compile(code.replace(", 40.0, 100, random_state", ", 40.0, 4, random_state"), "guide.md", "exec"), scope)
+    assert scope["state"].get_game().get_type().short_name == "python_majiang"

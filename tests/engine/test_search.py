@@ -8,6 +8,7 @@ from majiang_env import Game, RuleConfig, selfplay
 from majiang_env.engine import tables
 from majiang_env.engine.kernel import layout as L
 from majiang_env.engine.kernel import search as S
+from majiang_env.engine.kernel import worlds as W
 from majiang_env.engine.kernel.observe import OBS_SIZE, observe
 from majiang_env.engine.kernel.players import (
     AGENT_GREEDY,
@@ -173,11 +174,11 @@ def test_sampler_draws_exactly_the_unseen_cards(rules):
         p = int(row[L.CUR])
         hands, offs = hidden(row, rules, p)
         stand_ins += sum(L.MELDS <= o < L.MELDS + 4 * 4 * L.MELD_W for o in offs)
-        n = S.unseen_pool(row, r, p, pool)
+        n = W.unseen_pool(row, r, p, pool)
         assert pool[:n].tolist() == hidden_multiset(row, rules, p)      # ascending: sorted
         for seed in range(4):
             det = np.zeros(L.SIZE, np.int32)
-            assert S.determinize(row, r, p, det, pool, np.array([seed], np.uint64)) == 0
+            assert W.determinize(row, r, p, det, pool, np.array([seed], np.uint64)) == 0
             if seed >= 2:      # the optional opponent model only swaps cards between hidden places
                 before = det.copy()
                 S.improve_opponents(det, r, p, np.array([seed], np.uint64), tables.deficiency_table(), work,
@@ -211,8 +212,8 @@ def test_no_peeking(rules):
         assert (obs_of(other, rules, p) == obs_of(row, rules, p)).all()
         changed += not (other == row).all()
         d1, d2 = np.zeros(L.SIZE, np.int32), np.zeros(L.SIZE, np.int32)
-        S.determinize(row, r, p, d1, pool, np.array([i], np.uint64))
-        S.determinize(other, r, p, d2, pool, np.array([i], np.uint64))
+        W.determinize(row, r, p, d1, pool, np.array([i], np.uint64))
+        W.determinize(other, r, p, d2, pool, np.array([i], np.uint64))
         assert (d1 == d2).all()
         opts = CHEAP if i % 2 else {"samples": 3, "budget": 2000, "width": None, "opponents": "uniform"}
         a1, s1, w1 = search(row, rules, i, opts)

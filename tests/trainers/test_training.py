@@ -262,3 +262,35 @@ def test_a_minibatch_in_pieces_takes_the_step_of_the_whole(monkeypatch):
         for k in start:
             torch.testing.assert_close(pieces[k], whole[k], rtol=1e-4, atol=1e-5)
         assert None not in s_whole and s_pieces == pytest.approx(s_whole, rel=1e-4)
+
+
+@pytest.mark.parametrize("opponents", ["self", "greedy"])
+def test_privileged_critic_reads_the_full_state_and_the_policy_only_the_observation(tmp_path, opponents):
+    from majiang_env.engine.kernel.fullstate import STATE_SIZE, rotate_seats
+    from majiang_env.policies.pretrained import _KEYS
+    cfg = ppo.PPOConfig(num_envs=8, rollout=64, hidden=32, minibatch=256, epochs=1, threads=1,
+                        opponents=opponents, critic="state")
+    trainer = update.Trainer(cfg)
+    critic = trainer.critic
+    assert isinstance(critic, ppo.StateCritic) and critic.body[0].in_features == STATE_SIZE
+    before = {k: v.clone() for k, v in critic.state_dict().items()}
+    hist = trainer.run(updates=2, log=None)
+    assert hist[-1]["decisions"] == 2 * 8 * 64 and any(h["value_loss"] is not None for h in hist)
+    assert any(not torch.equal(before[k], v) for k, v in critic.state_dict().items())   # the critic learned
+    roll = trainer.roll
+    # the stored critic inputs are the full states seen from the deciding seat, the values the critic's
+    if opponents == "self":
+        now = rotate_seats(roll.src.vg.full_states(), roll.src.seat)
+        assert np.array_equal(roll.src.states(), now)
+    stored = roll.state[roll.rows(roll.ar, 0)]
+    assert stored.any(axis=1).all()
+    # the policy: its input is the observation's features alone, and so is what is exported
+    assert trainer.net.body[0].in_features == ppo.N_FEATURES
+    path = tmp_path / "policy.npz"
+    ppo.export_numpy(trainer.net, path)
+    with np.load(path) as z:
+        weights = {k for k in z.files if not k.startswith("meta_") and k != "format"}
+        first = z["body.0.weight"]
+    assert weights == set(_KEYS) and first.shape[1] == ppo.N_FEATURES
+    with pytest.raises(ValueError, match="critic"):
+        update.Trainer(ppo.PPOConfig(critic="oracle"))

@@ -1,18 +1,21 @@
 """The numba kernel: state layout, rules, observation, batched loops.
 
-==============  =============================================================
-``layout.py``   the state row: every field's name, lifetime and shape
-``cards.py``    the deal (splitmix64), squares, cards in and out of hands
-``legal.py``    claimable discards and the legal actions of each phase
-``step.py``     applying actions: set-up, one function per action, end of
-                turn and hand, the entry points (``advance``, ``settle``)
-``scoring.py``  the winning shape, the best reading and its patterns, payments
-``observe.py``  what a seat sees; ``features.py`` its float encoding
-``greedy.py``   the greedy agent; ``search.py`` the search agent;
-                ``players.py`` picks an agent by code
-``batch.py``    batched loops (self-play); ``learner.py`` SeatVectorEnv's step
-``jit.py``      the compile decorators
-==============  =============================================================
+================  =============================================================
+``layout.py``     the state row: every field's name, lifetime and shape
+``cards.py``      the deal (splitmix64), squares, cards in and out of hands
+``legal.py``      claimable discards and the legal actions of each phase
+``step.py``       applying actions: set-up, one function per action, end of
+                  turn and hand, the entry points (``advance``, ``settle``)
+``scoring.py``    the winning shape, the best reading and its patterns, payments
+``observe.py``    what a seat sees; ``features.py`` and ``floatobs.py`` its float
+                  encodings (with the greedy block; normalised for an MLP)
+``fullstate.py``  the full-information state (every hidden card and the
+                  table, absolute seats) for centralised critics
+``greedy.py``     the greedy agent; ``search.py`` the search agent;
+                  ``players.py`` picks an agent by code
+``batch.py``      batched loops (self-play); ``learner.py`` SeatVectorEnv's step
+``jit.py``        the compile decorators
+================  =============================================================
 
 numba's on-disk cache (``cache=True``) keys each function on its own source
 file only, so an edit of ``layout.py`` or ``rules.py`` alone would leave

@@ -8,6 +8,7 @@ from numba import njit, prange
 from ..rules import R_CHOW_OFF, R_HANDS, R_KUIKAE
 from .cards import U64, deal_squares, mix64
 from .features import features
+from .floatobs import FLOAT_SIZE, float_obs
 from .jit import kernel_jit, rule_jit
 from .layout import CLOSED, CUR, DELTAS, LEGAL, MAX_WINS, NLEGAL, PH_OVER, PHASE, SCORES, W_BASE, W_SEAT, WIN_W, WINS
 from .legal import write_mask
@@ -55,8 +56,10 @@ def thread_workspaces():
 def publish_seat(st, rules, dt, view, b, seat, work):
     """Write ``seat``'s view of slot b into ``view = (mask, obs, feat, player)``:
     its legal mask (zeros unless it is to act), the player to act, its
-    observation, and (``feat`` has rows) the observation's ``features`` encoding
-    (``dt``: the deficiency table it reads; ``work``: int64 scratch)."""
+    observation, and (``feat`` has rows) the observation's float encoding, told
+    by ``feat``'s width: ``float`` (FLOAT_SIZE columns, ``floatobs.py``) or
+    ``features`` (FEAT_SIZE; ``dt``: the deficiency table it reads). ``work``:
+    int64 scratch."""
     mask, obs, feat, player = view
     row = st[b]
     if row[CUR] == seat:
@@ -67,13 +70,23 @@ def publish_seat(st, rules, dt, view, b, seat, work):
     player[b] = row[CUR]
     observe(row, rules, seat, obs[b])
     if feat.shape[0] > 0:
-        features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
+        if feat.shape[1] == FLOAT_SIZE:
+            float_obs(obs[b], mask[b], work, feat[b])
+        else:
+            features(obs[b], mask[b], rules[R_CHOW_OFF], rules[R_KUIKAE], dt, work, feat[b])
 
 
 @rule_jit
 def publish(st, rules, dt, view, b, work):
     """Slot b's view for the player to act (see ``publish_seat``)."""
     publish_seat(st, rules, dt, view, b, st[b, CUR], work)
+
+
+@kernel_jit
+def publish_rows(st, rules, dt, view, rows, work):
+    """``publish`` each slot of ``rows`` (after its row was written from outside a step)."""
+    for i in range(rows.shape[0]):
+        publish(st, rules, dt, view, rows[i], work)
 
 
 @kernel_jit

@@ -80,6 +80,10 @@ so learning can start from it and spend its samples on where to differ.
 """
 import math
 
+import numba
+import numpy as np
+from numba import njit, prange
+
 from ..rules import (
     A_ANKAN,
     A_DISCARD,
@@ -103,6 +107,7 @@ from .observe import (
     OBS_RIVER,
     OBS_SCALAR,
     OBS_SIDE,
+    OBS_SIZE,
     S_EXCH_LEFT,
     S_HAND,
     S_LAP,
@@ -115,14 +120,12 @@ from .observe import (
     S_SQUARE_LEFT,
     S_START,
     S_TOOK,
+    Blocks,
+    first_out_of_range,
 )
 
-_planes = []
-
-
-def _plane(name, n):
-    _planes.append((name, n))
-    return sum(m for _, m in _planes[:-1])
+_planes = Blocks()
+_plane = _planes.add
 
 
 P_HAND = _plane("own hand >= 1..4 copies", 4)
@@ -143,8 +146,8 @@ P_ANKAN_DEF = _plane("ankan deficiency", 1)
 P_MINKAN_DEF = _plane("minkan deficiency", 1)
 P_GREEDY = _plane("greedy's discard / exchange choices", 1)
 P_GREEDY_KAN = _plane("greedy's kan choices", 1)
-NUM_PLANES = sum(n for _, n in _planes)
-PLANES = tuple(_planes)   # (name, number of planes), in order
+NUM_PLANES = _planes.size
+PLANES = tuple(_planes.items)   # (name, number of planes), in order
 
 SCALARS = NUM_PLANES * NUM_KINDS
 F_HAND = 0
@@ -285,3 +288,23 @@ def features_rows(obs, mask, chow_off, kuikae, dt, work, out):
     """``features`` of each row of ``obs`` (n, 436) with ``mask`` (n, 156) into ``out`` (n, FEAT_SIZE)."""
     for i in range(obs.shape[0]):
         features(obs[i], mask[i], chow_off, kuikae, dt, work, out[i])
+
+
+@njit(cache=True, parallel=True)
+def features_rows_parallel(obs, mask, chow_off, kuikae, dt, works, out):
+    """``features_rows`` over numba's threads; ``works[t]`` is thread t's scratch
+    (``greedy.new_work()`` rows, one per thread of ``numba.config.NUMBA_NUM_THREADS``)."""
+    for j in prange(obs.shape[0]):
+        i = np.int64(j)   # (see batch.py: a bare prange index compiles the callees twice)
+        features(obs[i], mask[i], chow_off, kuikae, dt, works[numba.get_thread_id()], out[i])
+
+
+@kernel_jit
+def first_bad_value(obs):
+    """The first flat index (row * OBS_SIZE + index) of the rows ``obs`` (n, OBS_SIZE)
+    outside what ``observe`` can write there (``observe.first_out_of_range``), or -1."""
+    for r in range(obs.shape[0]):
+        i = first_out_of_range(obs[r])
+        if i >= 0:
+            return r * OBS_SIZE + i
+    return -1

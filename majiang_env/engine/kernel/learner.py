@@ -9,6 +9,12 @@ agent the loop does not play, such as search); ``acc[b]`` the
 learner's point change not yet reported; ``status[b]`` what the slot waits
 for (``LEARNER``, ``OPPONENT`` = an external opponent, ``OVER``).
 ``rngs[b] = (agent stream, sampling stream)`` restart with each game.
+
+The learner's views (``view``: the current decision, ``final``: the last
+decision of a finished game) are ``(mask, obs, feat, player, state)``:
+``batch.publish_seat``'s four arrays and ``state``, the slot's full state
+(``fullstate.full_state``) written beside the observation when it has rows
+(``SeatVectorEnv(critic_state=True)``; zero rows: nothing is written).
 """
 import numba
 import numpy as np
@@ -16,6 +22,7 @@ from numba import njit, prange
 
 from .batch import game_seed, publish, publish_seat, restart_slot
 from .cards import U64, mix64
+from .fullstate import full_state
 from .jit import kernel_jit, rule_jit
 from .layout import CLOSED, CUR, DELTAS, PH_OVER, PHASE
 from .players import loop_action
@@ -31,6 +38,15 @@ def learner_seat(seed, g, seat):
     if seat >= 0:
         return seat
     return np.int32(mix64(game_seed(seed, g) ^ U64(0x5EA7)) & U64(3))
+
+
+@rule_jit
+def _publish_learner(st, rules, dt, view, b, seat, work):
+    """``batch.publish_seat`` of ``seat`` into a learner's view, and the slot's full
+    state beside it when ``view[4]`` has rows."""
+    publish_seat(st, rules, dt, (view[0], view[1], view[2], view[3]), b, seat, work)
+    if view[4].shape[0] > 0:
+        full_state(st[b], rules, view[4][b])
 
 
 @rule_jit
@@ -83,11 +99,11 @@ def _settle_slot(st, rules, wt, dt, view, final, b, seat, seed, lseat, gidx, rng
         if not term[b]:
             rewards[b] += acc[b]
             term[b] = True
-            publish_seat(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
+            _publish_learner(st, rules, dt, final, b, lseat[b], ws[2])   # the learner's last view
         acc[b] = 0
         _start(st, rules, wt, b, gidx[b] + st.shape[0], seat, seed, lseat, gidx, rngs)
     if status[b] == LEARNER:
-        publish(st, rules, dt, view, b, ws[2])
+        _publish_learner(st, rules, dt, view, b, st[b, CUR], ws[2])
         if not term[b]:  # a finished game's reward went out with it; a new game's waits
             rewards[b] += acc[b]
             acc[b] = 0
@@ -163,7 +179,7 @@ def _reset_slot(st, rules, wt, dt, view, b, seat, seed, lseat, gidx, rngs, codes
             break
         g += st.shape[0]
     if status[b] == LEARNER:
-        publish(st, rules, dt, view, b, ws[2])
+        _publish_learner(st, rules, dt, view, b, st[b, CUR], ws[2])
 
 
 @njit(cache=True, parallel=True)

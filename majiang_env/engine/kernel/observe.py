@@ -65,6 +65,25 @@ from .layout import (
 )
 from .legal import claimable
 
+
+class Blocks:
+    """Named blocks laid end to end (the planes and scalars of the float encodings):
+    ``add(name, n)`` appends a block of n and returns its offset; ``items`` lists
+    (name, n) in order and ``size`` is their total."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, name, n):
+        offset = self.size
+        self.items.append((name, n))
+        return offset
+
+    @property
+    def size(self):
+        return sum(n for _, n in self.items)
+
+
 # ---- segments: each one's size by name, offsets cumulative ------------------------
 OBS_HAND = 0
 OBS_HAND_LEN = NUM_KINDS                                  # own concealed hand, count per kind

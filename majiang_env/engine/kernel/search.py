@@ -2,27 +2,15 @@
 
 At a decision of seat p (``row[CUR]``) with more than one legal action:
 
-1. **Determinize.** The cards p cannot see (docs/rules.md §11) are the
-   *unseen pool*: 144 card ids less every card p sees (own concealed hand, own
-   drawn card, own side cards and every seat's when ``side_cards_public``,
-   every river card, every shown meld card: the two shown cards of a 刻 / 順 /
-   明, the three of a 暗 and the kan cards, which lie in rivers). The pool is
-   listed in ascending card id order, shuffled (Fisher-Yates) with a stream
-   drawn from ``rng``, and dealt into the **hidden places**, in this fixed
-   order, each place keeping its size:
-
-   - each other seat's concealed hand (seats 0-3 in order, skipping p; its
-     ``NHAND`` cards), followed by that seat's side cards unless they are public;
-   - every stand-in (seats 0-3, melds in the order made; 刻 / 順 / 明);
-   - the untaken rest of every square of the current hand (seats 0-3,
-     positions ``SQPOS`` .. 35; p's own square included).
-
-   The copy's derived fields of the refilled hands (``HMASK``, ``HCNT``,
-   ``KEYS``, ``NCOL``, ``NHAND``) are rebuilt with ``cards.add_card``; nothing
-   else depends on the hidden cards. Both the pool and the order of the places
-   are functions of what p sees, so the sampled state (and hence the decision)
-   is the same whatever the true hidden cards are: permuting them leaves it
-   unchanged for the same ``rng`` (``tests/engine/test_search.py``).
+1. **Determinize.** The cards p cannot see (docs/rules.md §11), the *unseen
+   pool*, are shuffled with a stream drawn from ``rng`` and dealt into the
+   *hidden places* (other seats' hands and hidden side cards, stand-ins, the
+   untaken rest of the current hand's squares), each keeping its size:
+   ``worlds.determinize``, the same function ``Game.sample_hidden`` builds on
+   (``worlds.py`` lists the pool and the places). Both are functions of what
+   p sees, so the sampled state (and hence the decision) is the same whatever
+   the true hidden cards are: permuting them leaves it unchanged for the same
+   ``rng`` (``tests/engine/test_search.py``).
 
    **Opponent model.** A uniform deal gives the other seats random hands,
    much further from winning than the hands greedy players hold after some
@@ -149,15 +137,11 @@ from .layout import (
     CUR,
     DECLOG,
     DELTAS,
-    DRAWN,
     HAND,
     HCNT,
     HMASK,
     KEYS,
     LEGAL,
-    M_CARD0,
-    M_CARD1,
-    M_KAN,
     M_STANDIN,
     M_TYPE,
     MAX_LEGAL,
@@ -168,13 +152,10 @@ from .layout import (
     NHAND,
     NLEGAL,
     NMELD,
-    NRIVER,
     NSIDE,
     PH_TAKE,
     PHASE,
     RETIRED,
-    RIVER,
-    RIVER_LEN,
     SIDE,
     SIZE,
     SQPOS,
@@ -183,6 +164,7 @@ from .layout import (
 from .legal import write_mask
 from .observe import observe
 from .step import advance
+from .worlds import determinize
 
 # ---- parameters (indices into params) ----------------------------------------
 P_SAMPLES = 0
@@ -214,88 +196,6 @@ assert 2 * (I_PLACES + NUM_CARDS) <= SIZE
 assert R_SIZE <= X_POOL and X_END <= SIZE and SIZE % 2 == 0
 
 GOLDEN = U64(0x9E3779B97F4A7C15)
-
-
-@kernel_jit
-def unseen_pool(st, rules, p, pool):
-    """List the card ids seat p cannot see in pool[0:n], ascending; return n.
-    Reads only what p sees (own hand and drawn card, side cards p may see, rivers,
-    shown meld cards)."""
-    for c in range(NUM_CARDS):
-        pool[c] = 0
-    for k in range(NUM_KINDS):
-        m = st[HMASK + p * NUM_KINDS + k]
-        for c in range(4):
-            if (m >> c) & 1:
-                pool[k * 4 + c] = 1
-    if st[DRAWN] >= 0:  # the drawn card of this turn: p's own (p is to act)
-        pool[st[DRAWN]] = 1
-    for q in range(4):
-        if q == p or rules[R_SIDE_PUBLIC]:
-            for i in range(st[NSIDE + q]):
-                pool[st[SIDE + q * 4 + i]] = 1
-        for i in range(st[NRIVER + q]):
-            pool[st[RIVER + q * RIVER_LEN + i]] = 1
-        for i in range(st[NMELD + q]):
-            m = MELDS + (q * 4 + i) * MELD_W
-            pool[st[m + M_CARD0]] = 1
-            pool[st[m + M_CARD1]] = 1
-            if st[m + M_TYPE] == MT_ANKAN:  # 暗: the third shown card
-                pool[st[m + M_STANDIN]] = 1
-            if st[m + M_KAN] >= 0:
-                pool[st[m + M_KAN]] = 1
-    n = 0
-    for c in range(NUM_CARDS):  # compact in place: entry c is read before anything is written at c
-        if pool[c] == 0:
-            pool[n] = c
-            n += 1
-    return n
-
-
-@kernel_jit
-def determinize(src, rules, p, dst, pool, rng):
-    """dst = a copy of src whose hidden places (as seat p sees src) hold the unseen
-    pool shuffled with rng (module docstring, step 1). Returns the number of cards
-    dealt minus the pool size: 0 always (tests check it)."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-    n = unseen_pool(src, rules, p, pool)
-    for i in range(n - 1, 0, -1):
-        j = rand_below(rng, 0, i + 1)
-        t = pool[i]
-        pool[i] = pool[j]
-        pool[j] = t
-    j = 0
-    public = rules[R_SIDE_PUBLIC]
-    for q in range(4):
-        if q == p:
-            continue
-        for k in range(NUM_KINDS):
-            dst[HMASK + q * NUM_KINDS + k] = 0
-            dst[HCNT + q * NUM_KINDS + k] = 0
-        for c in range(4):
-            dst[KEYS + q * 4 + c] = 0
-            dst[NCOL + q * 4 + c] = 0
-        dst[NHAND + q] = 0
-        for _ in range(src[NHAND + q]):
-            add_card(dst, q, pool[j])
-            j += 1
-        if not public:
-            for i in range(src[NSIDE + q]):
-                dst[SIDE + q * 4 + i] = pool[j]
-                j += 1
-    for q in range(4):
-        for i in range(src[NMELD + q]):
-            m = MELDS + (q * 4 + i) * MELD_W
-            if src[m + M_TYPE] != MT_ANKAN:
-                dst[m + M_STANDIN] = pool[j]
-                j += 1
-    sq = SQUARES + src[HAND] * NUM_CARDS
-    for q in range(4):
-        for pos in range(src[SQPOS + q], SQUARE_SIZE):
-            dst[sq + q * SQUARE_SIZE + pos] = pool[j]
-            j += 1
-    return j - n
 
 
 @kernel_jit
