@@ -1,20 +1,29 @@
-"""Train a network policy that beats GreedyAgent, in one command, with a learning curve.
+"""Train a network policy against GreedyAgent, in one command, with a learning curve.
 
     python -m agents.train_strong                       # 60 min on 2 cores, then the final arena run
     python -m agents.train_strong --minutes 5 --final-deals 300 --out runs/quick
+    python -m agents.train_strong --imitate 0 --shaping 0.3 --out runs/scratch      # from random weights
+    python -m agents.train_strong --imitate 0 --shaping 0.3 --critic state --out runs/scratch_state
 
 Method (cloning, then PPO against the heuristic it must beat):
 
-1. **Clone** the in-kernel greedy policy (:func:`agents.ppo.imitate`): greedy plays
-   all four seats of ``VectorGame(obs_type="features")`` games and the network
-   learns its decisions by masked cross-entropy. Labels cost almost nothing
-   (the kernel decides them), and the features carry the per-action
-   deficiency block greedy decides by, so the network gets close to greedy fast.
+1. **Clone** the in-kernel greedy policy (:func:`agents.ppo.imitate`), unless
+   ``--imitate 0``: greedy plays all four seats of
+   ``VectorGame(obs_type="features")`` games and the network learns its
+   decisions by masked cross-entropy. Labels cost almost nothing (the kernel
+   decides them), and the features carry the per-action deficiency block
+   greedy decides by, so the network gets close to greedy fast.
 2. **PPO against three greedy seats** (:class:`agents.ppo.Trainer`,
    ``opponents="greedy"``): the network plays one seat (drawn per game) of a
    ``SeatVectorEnv``; the greedy seats are played inside the kernel and the
    learner's actions are sampled in the kernel. Reward: the learner's points
-   per hand, ``point_scale`` scaled.
+   per hand, ``point_scale`` scaled; ``--shaping K`` adds potential-based
+   shaping with the potential -K x the deficiency of the hand
+   (:func:`agents.ppo.compute_advantages`; it leaves the best policy
+   unchanged). ``--critic state``: the value is a privileged critic that also
+   reads every seat's cards (:class:`agents.ppo.StateCritic`); the policy reads
+   its observation alone. The PPO settings differ after cloning and from random
+   weights (:func:`_settings`); ``--lr`` and the like override them.
 3. **Learning curve**: every ``--eval-every`` minutes of training, the current
    network (argmax) plays the duplicate-deal arena against three greedy seats
    (``majiang_env.arena``, the same ``--eval-deals`` deals every time, 4
@@ -92,6 +101,26 @@ def _plot(curve, final, path):
     return str(path)
 
 
+def _method(args):
+    start = "clone greedy, then PPO" if args.imitate > 0 else "PPO from random weights"
+    critic = ", privileged critic" if args.critic == "state" else ""
+    return f"{start} vs 3 greedy{critic} (agents.train_strong)"
+
+
+def _settings(args):
+    """PPO settings: after cloning, small steps that keep what was cloned; from random
+    weights, three times the learning rate (the best of short pilot runs). The
+    ``--lr`` ... ``--minibatch`` options override them."""
+    if args.imitate > 0:
+        s = dict(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=1e-4, ent_coef=0.003)
+    else:
+        s = dict(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=3e-4, ent_coef=0.003)
+    for k in ("lr", "ent_coef", "num_envs", "epochs", "minibatch"):
+        if getattr(args, k) is not None:
+            s[k] = getattr(args, k)
+    return s
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m agents.train_strong", description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=60.0, help="training wall time, curve evaluations included")
@@ -99,6 +128,12 @@ def main(argv=None):
     ap.add_argument("--eval-every", type=float, default=6.0, metavar="MINUTES")
     ap.add_argument("--eval-deals", type=int, default=300, help="deals per curve point (x 4 rotations)")
     ap.add_argument("--final-deals", type=int, default=4000, help="fresh deals of the final evaluation (x 4 rotations)")
+    ap.add_argument("--critic", default="observation", choices=["observation", "state"],
+                    help="the value's input: the policy's observation, or the full state (a privileged critic)")
+    ap.add_argument("--shaping", type=float, default=0.0, metavar="K",
+                    help="potential-based reward shaping: potential -K x the deficiency of the hand now")
+    for name, typ in (("lr", float), ("ent-coef", float), ("num-envs", int), ("epochs", int), ("minibatch", int)):
+        ap.add_argument(f"--{name}", type=typ, default=None, help="override the PPO setting (see _settings)")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/strong", help="output folder")
@@ -116,14 +151,15 @@ def main(argv=None):
 
     torch.manual_seed(args.seed)
     net = ppo.PolicyNet(args.hidden)
-    bc = ppo.imitate(net, "greedy", seconds=args.imitate * 60, num_envs=256, steps=8, minibatch=512,
-                     epochs=2, seed=args.seed + 1, log=None)
-    print(f"[{elapsed() / 60:5.1f} min] cloned greedy: {bc[-1]['decisions']:,} decisions, "
-          f"agreement {bc[-1]['accuracy']:.1%}", flush=True)
-    # the settings of the documented run (docs/performance.md, "The shipped policy"): one thread each, float32
-    cfg = ppo.PPOConfig(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=1e-4, ent_coef=0.003,
-                        opponents="greedy", hidden=args.hidden, seed=args.seed + 2, threads=1, numba_threads=1,
-                        precision="fp32")
+    bc = [None]
+    if args.imitate > 0:
+        bc = ppo.imitate(net, "greedy", seconds=args.imitate * 60, num_envs=256, steps=8, minibatch=512,
+                         epochs=2, seed=args.seed + 1, log=None)
+        print(f"[{elapsed() / 60:5.1f} min] cloned greedy: {bc[-1]['decisions']:,} decisions, "
+              f"agreement {bc[-1]['accuracy']:.1%}", flush=True)
+    cfg = ppo.PPOConfig(**_settings(args), opponents="greedy", critic=args.critic, shaping=args.shaping,
+                        hidden=args.hidden,
+                        seed=args.seed + 2, threads=1, numba_threads=1, precision="fp32")
     trainer = ppo.Trainer(cfg, net)
     curve, best = [], None
     eval_seed = args.seed + 1000
@@ -143,7 +179,7 @@ def main(argv=None):
         print(f"[{point['train_minutes']:5.1f} min] {label}: {m:+.2f} points/hand vs greedy "
               f"[{lo:+.2f}, {hi:+.2f}] over {args.eval_deals} deals x 4", flush=True)
 
-    curve_point("cloned")
+    curve_point("cloned" if args.imitate > 0 else "start")
     k = 0
     while budget - elapsed() > 60:   # a stretch shorter than a minute would be mostly its curve point
         k += 1
@@ -161,7 +197,7 @@ def main(argv=None):
     print(f"final ({best[1]}, {args.final_deals} fresh deals x 4 rotations): {m:+.2f} points/hand vs greedy "
           f"[{lo:+.2f}, {hi:+.2f}]; training {train_seconds / 60:.1f} min", flush=True)
     ppo.export_numpy(chosen, out / "pretrained.npz",
-                     extra={"method": "clone greedy, then PPO vs 3 greedy (agents.train_strong)",
+                     extra={"method": _method(args),
                             "train_minutes": f"{train_seconds / 60:.1f}", "checkpoint": best[1],
                             "final_points_per_hand": f"{m:+.2f} [{lo:+.2f}, {hi:+.2f}]"})
     report = {"args": vars(args), "train_seconds": round(train_seconds, 1), "imitation": bc[-1],

@@ -501,8 +501,14 @@ def _greedy_vs_random(R):
     raise KeyError("arena.json has no --agents greedy random random random row")
 
 
+def _shipped_run(R):
+    """The run of agents.train_strong that trained the shipped policy (the one without a variant)."""
+    (run,) = [r for r in R["train_strong"]["runs"] if not r.get("variant")]
+    return run
+
+
 def curve(R, rel):
-    (run,) = R["train_strong"]["runs"]
+    run = _shipped_run(R)
     pts = [r for r in run["rows"] if r["row"] != "final"]
     deals = pts[0]["deals"]
     rows = [[r["row"], f"{r['train_minutes']:.1f}", f"{r['decisions']:,}", ci(r["points_per_hand"], 2)] for r in pts]
@@ -511,7 +517,7 @@ def curve(R, rel):
 
 
 def final(R, rel):
-    (run,) = R["train_strong"]["runs"]
+    run = _shipped_run(R)
     f = next(r for r in run["rows"] if r["row"] == "final")
     at = next(r for r in run["rows"] if r["row"] == f["checkpoint"])
     return (f"Final evaluation: the checkpoint \"{f['checkpoint']}\" ({at['train_minutes']:.1f} minutes into "
@@ -523,9 +529,37 @@ def final(R, rel):
             f"of wall time, the final evaluation {f['seconds']:.0f} s. {sources([run])[1]}")
 
 
+def curves(R, rel):
+    """Every recorded train_strong run side by side: method, start and best curve points, the final figure."""
+    runs = sorted(R["train_strong"]["runs"], key=lambda r: bool(r.get("variant")))
+    rows = []
+    for run in runs:
+        pts = [r for r in run["rows"] if r["row"] != "final"]
+        best = max(pts, key=lambda r: r["points_per_hand"]["mean"])
+        f = next(r for r in run["rows"] if r["row"] == "final")
+        rows.append([run.get("variant") or "clone greedy, then PPO (shipped)", f"`{run['command']}`",
+                     f"{ci(pts[0]['points_per_hand'], 2)} ({pts[0]['row']})",
+                     f"{ci(best['points_per_hand'], 2)} ({best['row']}, {best['train_minutes']:.0f} min)",
+                     f"{ci(pts[-1]['points_per_hand'], 2)} ({pts[-1]['train_minutes']:.0f} min)",
+                     f"{ci(f['points_per_hand'], 2)} ({f['deals']:,} deals)"])
+    head = ["method", "command", "first curve point", "best curve point", "last curve point",
+            "chosen checkpoint on fresh deals"]
+    return table(head, rows) + "\n\n" + sources(runs)[1]
+
+
+def head_to_head(R, rel):
+    pairs = all_rows(R["head_to_head"])
+    tags, src = sources([run for run, _ in pairs])
+    rows = [[r["row"], f"{r['deals']:,}", ci(r["points_per_hand"], 2),
+             ci(r["minus_shipped"], 2) if "minus_shipped" in r else ""]
+            + ([tags[id(run)]] if any(tags.values()) else []) for run, r in pairs]
+    head = ["lineup (each deal in 4 rotations)", "deals", "points/hand [95% CI]", "minus shipped, same deals"]
+    return table(head + (["run"] if any(tags.values()) else []), rows) + "\n\n" + src
+
+
 def strength(R, rel):
     _, _, g = _greedy_vs_random(R)
-    (run,) = R["train_strong"]["runs"]
+    run = _shipped_run(R)
     f = next(r for r in run["rows"] if r["row"] == "final")
     perf = rel("docs/performance.md")
     return (f"Strength, on duplicate deals with 95% intervals over deals "
@@ -591,7 +625,8 @@ def search_params(R, rel):
 BLOCKS = {"headline": headline, "strength": strength, "cold-summary": cold_summary, "faces": faces, "obs": obs_types,
           "batch": batch, "threading": threading, "peers": peers, "cold": cold, "training": training,
           "ppo-bench": ppo_bench, "sb3": sb3, "ray": ray, "ladder": ladder, "arena": arena_table, "curve": curve,
-          "final": final, "paired": paired, "paired-sweep": paired_sweep, "paired-greedy": paired_greedy,
+          "curves": curves, "head-to-head": head_to_head, "final": final, "paired": paired,
+          "paired-sweep": paired_sweep, "paired-greedy": paired_greedy,
           "search-params": search_params, "ismcts": ismcts}
 
 

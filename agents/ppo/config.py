@@ -30,6 +30,8 @@ class PPOConfig:
     hidden: int = 256
     win_bonus: float = 1.0        # shaping (self-play only): reward on a winning decision
     point_scale: float = 1 / 30   # reward per point of a hand's point change
+    shaping: float = 0.0          # potential-based shaping (see compute_advantages): the potential of a
+                                  # decision is -shaping x the deficiency of the hand now (0 at a hand's end)
     opponents: str = "self"       # "self", or an in-kernel agent name for the other three seats
     critic: str = "observation"   # the value's input: "observation" (the policy's features) or "state"
                                   # (the full-information state: a privileged critic; the policy still

@@ -11,7 +11,14 @@ import torch
 from torch import nn
 
 from majiang_env.engine.encodings import FEAT_SIZE, NUM_PLANES, FeatureEncoder
-from majiang_env.engine.kernel.fullstate import SS_SCORES, STATE_HIGH, STATE_SCALAR, STATE_SIZE
+from majiang_env.engine.kernel.fullstate import (
+    SS_SCORES,
+    STATE_HIGH,
+    STATE_SCALAR,
+    STATE_SIZE,
+    STATE_SQUARE,
+    STATE_SQUARE_LEN,
+)
 from majiang_env.engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS
 from majiang_env.policies import split_pass
 
@@ -64,25 +71,35 @@ class PolicyNet(nn.Module):
 
 class StateCritic(nn.Module):
     """The privileged critic (``PPOConfig(critic="state")``): the value of the deciding
-    seat from the full-information state (``majiang_env.engine.kernel.fullstate``,
-    every seat's cards and the squares), its seats rotated so that the deciding
-    seat is seat 0 (``fullstate.rotate_seats``). Used in training only: the policy
-    that is saved, exported and evaluated is :class:`PolicyNet`, which reads the
-    observation alone. Inputs are scaled to about [-1, 1]: each entry by its
-    documented bound, the scores by 1/200."""
+    seat from its own features plus the full-information state
+    (``majiang_env.engine.kernel.fullstate``, every seat's cards and the squares),
+    its seats rotated so that the deciding seat is seat 0
+    (``fullstate.rotate_seats``). Used in training only: the policy that is saved,
+    exported and evaluated is :class:`PolicyNet`, which reads the observation alone.
 
-    def __init__(self, hidden=256):
+    The state enters in three forms an MLP reads well: every entry scaled by its
+    documented bound (the scores by 1/200); each square's untaken cards as counts
+    per kind; and each square's next card one-hot (the card that seat takes next)."""
+
+    def __init__(self, hidden=256, n_features=N_FEATURES):
         super().__init__()
         self.hidden = hidden
         scale = 1.0 / np.maximum(STATE_HIGH.astype(np.float32), 1.0)
         scale[STATE_SCALAR + SS_SCORES:STATE_SCALAR + SS_SCORES + 4] = 1 / 200
         self.register_buffer("scale", torch.from_numpy(scale))
-        self.body = nn.Sequential(nn.Linear(STATE_SIZE, hidden), nn.ReLU(),
+        n_in = n_features + STATE_SIZE + 2 * 4 * 36
+        self.body = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(),
                                   nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
-    def forward(self, state):
-        """state: int16 (B, STATE_SIZE), seats rotated to the deciding seat -> float (B,)."""
-        return self.body(state.float() * self.scale).squeeze(-1)
+    def forward(self, state, features):
+        """state: int16 (B, STATE_SIZE), seats rotated to the deciding seat; features:
+        (B, N_FEATURES), the deciding seat's -> float (B,)."""
+        sq = state[:, STATE_SQUARE:STATE_SQUARE + STATE_SQUARE_LEN].long().view(-1, 4, STATE_SQUARE_LEN // 4)
+        counts = torch.zeros(len(sq), 4, 37).scatter_add_(2, sq, torch.ones(sq.shape))[:, :, 1:]
+        nxt = nn.functional.one_hot(sq[:, :, 0], 37)[:, :, 1:]
+        x = torch.cat([features.float(), state.float() * self.scale, counts.flatten(1) / 4,
+                       nxt.flatten(1).float()], 1)
+        return self.body(x).squeeze(-1)
 
 
 class PPOAgent:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from majiang_env.engine.kernel.features import F_HAND, SCALARS
+from majiang_env.engine.kernel.features import F_DEF_NOW, F_HAND, SCALARS
 from majiang_env.engine.kernel.fullstate import STATE_SIZE, rotate_seats
 from majiang_env.engine.rules import A_RON, A_TSUMO, NUM_ACTIONS
 from majiang_env.engine.vector import AGENTS, VectorGame
@@ -104,7 +104,7 @@ class Rollouts:
         self.buf = {"act": np.zeros((B, cap), np.int64), "logp": np.zeros((B, cap), np.float32),
                     "val": np.zeros((B, cap), np.float32), "seat": np.zeros((B, cap), np.int64),
                     "rew": np.zeros((B, cap), np.float32), "close": np.zeros((B, cap), bool),
-                    "delta": np.zeros((B, cap, 4), np.float32)}
+                    "delta": np.zeros((B, cap, 4), np.float32), "phi": np.zeros((B, cap), np.float32)}
         self.n = np.zeros(B, np.int64)
         self.start = np.zeros(B, np.int64)
         self.ar = np.arange(B)
@@ -154,7 +154,7 @@ def collect_rollout(net, roll: Rollouts, cfg, critic=None) -> tuple[int, int]:
             logits, v = _forward(net, xd, torch.from_numpy(legal), dtype)
             if critic is not None:
                 state = src.states()
-                v = critic(torch.from_numpy(state))
+                v = critic(torch.from_numpy(state), xd)
                 roll.state[roll.rows(ar, n)] = state
         buf["seat"][ar, n] = src.seat        # who decides, before the step moves on
         a, closed, delta = src.sample_step(logits.numpy())
@@ -171,6 +171,8 @@ def collect_rollout(net, roll: Rollouts, cfg, critic=None) -> tuple[int, int]:
         hands += int(closed.sum())
         buf["close"][ar, n] = closed
         buf["delta"][ar, n] = delta * cfg.point_scale
+        # the shaping potential: the features hold min(deficiency, 8) / 8
+        buf["phi"][ar, n] = -cfg.shaping * 8 * roll.stage[:, SCALARS + F_DEF_NOW]
         n += 1
     return wins, hands
 

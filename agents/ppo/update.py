@@ -25,9 +25,15 @@ CHUNK = 2048    # samples per forward / backward pass inside a minibatch (see pp
 EVAL_SEED = 10_000   # the deals of the learning-curve checks (the same every time)
 
 
-def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
+def compute_advantages(cfg, n_train, close, seat, rew, delta, val, phi=None):
     """GAE per env and seat over the first ``n_train[b]`` transitions of env b, a hand
     being one episode per seat; a hand's ``delta`` goes to each seat's last decision in it.
+
+    ``phi`` (optional, (B, cap)): a potential per decision, for potential-based reward
+    shaping (Ng, Harada & Russell, 1999): decision t's reward gets
+    ``gamma * phi(the same seat's next decision in the hand) - phi(t)``, the potential
+    after a seat's last decision of a hand being 0. Over a hand the added rewards sum
+    to minus the seat's first potential (discounted), so the best policy does not change.
 
     All arrays are (B, cap[, 4]) as in :class:`Rollouts`; returns float32 (B, cap)
     advantages (0 past ``n_train``)."""
@@ -37,18 +43,24 @@ def compute_advantages(cfg, n_train, close, seat, rew, delta, val):
     next_v = np.zeros((B, 4), np.float32)
     next_a = np.zeros((B, 4), np.float32)
     pend = np.zeros((B, 4), np.float32)
+    next_phi = np.zeros((B, 4), np.float32)
+    if phi is None:
+        phi = np.zeros(close.shape, np.float32)
     for t in range(int(n_train.max()) - 1, -1, -1):
         live = t < n_train
         cl = live & close[:, t]
         next_v[cl] = 0
         next_a[cl] = 0
+        next_phi[cl] = 0
         pend[cl] = delta[cl, t]
         s = seat[:, t]
-        d = rew[:, t] + pend[ar, s] + cfg.gamma * next_v[ar, s] - val[:, t]
+        shaped = rew[:, t] + cfg.gamma * next_phi[ar, s] - phi[:, t]
+        d = shaped + pend[ar, s] + cfg.gamma * next_v[ar, s] - val[:, t]
         a = d + cfg.gamma * cfg.lam * next_a[ar, s]
         ls, ss = np.flatnonzero(live), s[live]
         pend[ls, ss] = 0
         next_v[ls, ss] = val[ls, t]
+        next_phi[ls, ss] = phi[ls, t]
         next_a[ls, ss] = a[ls]
         adv[:, t] = np.where(live, a, 0)
     return adv
@@ -65,7 +77,8 @@ def training_batch(roll: Rollouts, cfg) -> dict:
     value)."""
     buf = roll.buf
     n_train = roll.finished()
-    adv = compute_advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"])
+    adv = compute_advantages(cfg, n_train, buf["close"], buf["seat"], buf["rew"], buf["delta"], buf["val"],
+                             buf["phi"])
     rb, rt = np.nonzero(np.arange(roll.cap)[None] < n_train[:, None])
     batch = {"X": roll.obs, "L": torch.from_numpy(roll.legal), "S": torch.from_numpy(roll.state),
              "R": torch.from_numpy(roll.rows(rb, rt)),
@@ -114,9 +127,10 @@ def ppo_update(net, opt, batch, cfg, rng, critic=None) -> tuple[float | None, fl
                 part = idx[j:j + CHUNK]
                 w = len(part) / len(idx)
                 rows = R[part]
-                logits, v = _forward(net, X.index_select(0, rows), L.index_select(0, rows), dtype)
+                x = X.index_select(0, rows)
+                logits, v = _forward(net, x, L.index_select(0, rows), dtype)
                 if critic is not None:
-                    v = critic(S.index_select(0, rows))
+                    v = critic(S.index_select(0, rows), x)
                 lsm = torch.log_softmax(logits, 1)
                 lp = lsm.gather(1, A[part, None]).squeeze(1)
                 ad = ADV[part]

@@ -121,3 +121,54 @@ def test_cold_rows_and_total():
     rows = cold.rows({"a": 1.04, "b": 2.0}, {"a": 0.16, "b": 0.0})
     assert rows == [{"row": "a", "empty_cache_s": 1.0, "cached_s": 0.2}, {"row": "b", "empty_cache_s": 2.0,
                                                                           "cached_s": 0.0}]
+
+
+def test_head_to_head_plays_the_same_deals_and_renders(tmp_path, capsys):
+    from majiang_env.policies.pretrained import DEFAULT_WEIGHTS
+    path = tmp_path / "head_to_head.json"
+    rows = load("head_to_head").main([str(DEFAULT_WEIGHTS), "--name", "copy", "--deals", "3",
+                                      "--write-results", str(path)])
+    assert [r["row"] for r in rows] == ["copy vs 3 greedy", "shipped vs 3 greedy", "copy vs shipped"]
+    # the shipped weights against themselves: the same games, so no difference at all
+    assert rows[0]["points_per_hand"] == rows[1]["points_per_hand"] and rows[0]["minus_shipped"]["mean"] == 0
+    assert rows[2]["points_per_hand"]["mean"] == 0
+    (run,) = runs(path)
+    assert run["variant"] == "copy" and all(r["deals"] == 3 for r in run["rows"])
+    text = load("render_docs").head_to_head({"head_to_head": json.loads(path.read_text())}, str)
+    assert "| copy vs shipped | 3 |" in text and "head_to_head.py" in text
+    assert "minus shipped" in capsys.readouterr().out
+
+
+def test_record_curve_adds_a_variant_beside_the_shipped_run_and_draws_them(tmp_path):
+    pytest.importorskip("matplotlib")
+    rc = load("record_curve")
+    point = {"label": "start", "train_minutes": 0.2, "decisions": 0, "points": -40.0, "low": -42.0, "high": -38.0,
+             "load1": 1.5}
+    fig = {"mean": 0.4, "ci": [0.3, 0.5]}
+    curve = {"args": {"minutes": 60.0, "imitate": 0.0, "eval_every": 6.0, "eval_deals": 300, "final_deals": 4000,
+                      "critic": "state", "shaping": 0.3, "hidden": 256, "seed": 0, "out": "runs/x", "lr": None},
+             "train_seconds": 3600.0, "imitation": None,
+             "curve": [point, {**point, "label": "ppo 1", "train_minutes": 6.0, "decisions": 10, "points": -5.0}],
+             "final": {"checkpoint": "ppo 1", "deals": 4000, "rotations": 4, "points": -4.0, "low": -4.5,
+                       "high": -3.5, "seconds": 60.0,
+                       "arena": {"results": [{"agent": "policy", "win_rate": fig, "deal_in_rate": fig}]}}}
+    src = tmp_path / "curve.json"
+    src.write_text(json.dumps(curve))
+    dest = tmp_path / "train_strong.json"
+    shipped = load("results_io").run_record("python -m agents.train_strong --imitate 5",
+                                            [{"row": "ppo 1", "train_minutes": 5.0, "decisions": 1, "deals": 300,
+                                              "points_per_hand": {"mean": 1.0, "ci": [0.0, 2.0]}},
+                                             {"row": "final", "checkpoint": "ppo 1", "deals": 4000,
+                                              "points_per_hand": {"mean": 1.0, "ci": [0.5, 1.5]}}])
+    load("results_io").write(dest, shipped)
+    rc.record(src, "from scratch", dest=dest)
+    data = json.loads(dest.read_text())
+    assert [r.get("variant", "") for r in data["runs"]] == ["", "from scratch"]   # the shipped run's rows are kept
+    new = data["runs"][1]
+    assert new["command"] == ("python -m agents.train_strong --imitate 0 --critic state --shaping 0.3 "
+                              "--out runs/x")
+    assert [r["row"] for r in new["rows"]] == ["start", "ppo 1", "final"] and new["load_average"].startswith("1.5")
+    text = load("render_docs").curves({"train_strong": data}, str)
+    assert "| from scratch |" in text and "−4.00 [−4.50, −3.50] (4,000 deals)" in text
+    png = rc.plot(tmp_path / "curves.png", dest=dest)
+    assert png.stat().st_size > 1000

@@ -123,8 +123,7 @@ def test_readme_headline_figures_come_from_the_results_files():
     fast = {r["row"]: r for r in json.loads((ROOT / "benchmarks/results/fastpath.json").read_text())["runs"][0]["rows"]}
     seat, single = fast["seat/greedy/compact B=1024"]["rates"]["0 busy"], fast["single/greedy"]["rates"]["0 busy"]
     assert rd.sig(seat) in row("| `SeatVectorEnv") and rd.ratio(seat / single, 2) in row("| `SeatVectorEnv")
-    final = next(r for r in json.loads((ROOT / "benchmarks/results/train_strong.json").read_text())["runs"][0]["rows"]
-                 if r["row"] == "final")
+    final = next(r for r in rd._shipped_run(rd.load_results(ROOT))["rows"] if r["row"] == "final")
     assert f"**{rd.ci(final['points_per_hand'], 2)}**" in section
     arena = json.loads((ROOT / "benchmarks/results/arena.json").read_text())["runs"]
     greedy = next(f for run in arena for r in run["rows"] if r["row"].startswith("--agents greedy random random random")

@@ -26,7 +26,7 @@ from majiang_env.engine.vector import _play_games, game_seed
 
 B, R, Y, G = 0, 9, 18, 27  # first kind of each face colour: blue 1 = B + 0, red 5 = R + 4, ...
 # action ids (docs/api.md)
-A_DISCARD, A_TSUMO, A_DRAW, A_PUNG, A_CHOW, A_RON, A_EXCHANGE = 0, 108, 110, 111, 114, 117, 120
+A_DISCARD, A_ANKAN, A_TSUMO, A_DRAW, A_PUNG, A_CHOW, A_RON, A_EXCHANGE = 0, 36, 108, 110, 111, 114, 117, 120
 NUM_ACTIONS, NUM_KINDS = 156, 36
 
 
@@ -294,3 +294,47 @@ def test_tie_set_from_option_values_equals_the_policys(rules):
                 ties = slice(KA.W_TIE, KA.W_TIE + NUM_ACTIONS)
                 assert n1 == n2 and np.array_equal(w1[ties], w2[ties])
         vg.step(vg.policy_actions("greedy") if t % 2 else vg.sample_actions(rng.normal(size=(16, NUM_ACTIONS))))
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=["default", "drawn_kuikae", "prev_public", "noexch"])
+def test_option_values_equal_a_brute_force_reading(rules):
+    """``option_values`` (deficiency and acceptance of every legal option, uncapped)
+    against the brute force of ``tests/feature_reference.py``: every option's left
+    hand, and every unseen card added to it, looked up one by one."""
+    from feature_reference import acceptance, deficiency, pickup_shown, pickup_value, read, visible_copies
+
+    from majiang_env.engine.vector import VectorGame
+    dt = tables.deficiency_table()
+    chow_off, kuikae = (1 if rules.chow_from == "next" else 3), int(rules.kuikae)
+    vg = VectorGame(4, rules=rules, seed=11, num_threads=1)
+    vg.reset()
+    w = KA.new_work()
+    rng = np.random.default_rng(1)
+    seen = {"give": 0, "kan": 0, "pickup": 0}
+    for t in range(100):
+        for i in range(vg.num_envs):
+            obs, mask = vg.compact[i], vg.mask[i]
+            if mask.sum() <= 1 or mask[A_TSUMO] or mask[A_RON:A_RON + 3].any():
+                continue
+            KA.option_values(obs, mask, dt, chow_off, kuikae, w)
+            v = read(obs)
+            now = v["hand"] + v["drawn"]
+            n = len(v["melds"][0])
+            unseen = tuple(int(x) for x in 4 - visible_copies(v))
+            for a in np.flatnonzero(mask):
+                if A_PUNG <= a < A_RON:
+                    claimed, shown = pickup_shown(a, v["claim"], chow_off)
+                    want = pickup_value(now, n, v["melds"][0], a, claimed, shown, kuikae, unseen)
+                    seen["pickup"] += 1
+                elif a < A_TSUMO or a >= A_EXCHANGE:
+                    k, times, dm = KA._option(a)   # 打 / 暗 / 明 / 変: kind given up, copies, melds added
+                    left = now.copy()
+                    left[k] -= times
+                    left = tuple(int(x) for x in left)
+                    want = (deficiency(left, n + dm), acceptance(left, n + dm, unseen))
+                    seen["kan" if A_ANKAN <= a < A_TSUMO else "give"] += 1
+                else:
+                    continue
+                assert (w[KA.W_VAL + a], w[KA.W_ACC + a]) == want, (t, i, a)
+        vg.step(vg.policy_actions("greedy") if rng.random() < 0.7 else vg.sample_actions(rng.normal(size=(4, 156))))
+    assert seen["give"] > 300 and seen["pickup"] > 10, seen

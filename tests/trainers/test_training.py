@@ -38,21 +38,44 @@ def test_agent_encodes_compact_observations_as_the_kernel_does():
     assert np.array_equal(agent.act_batch(vg.compact, mask), agent.act_batch(feats, mask))
 
 
-def test_advantages_give_each_seat_its_hand_delta():
-    # one env, one hand: seats 0,1,0,2,1 act; the hand closes at the last step with deltas (+3,-3,0,0);
-    # seat 2 also wins a bonus of 1 at its decision. gamma = lam = 1 and zero values: advantage = return.
-    cfg = ppo.PPOConfig(gamma=1.0, lam=1.0)
+def _one_hand():
+    """One env, one hand: seats 0,1,0,2,1 act; the hand closes at the fifth step with deltas
+    (+3,-3,0,0); seat 2 also wins a bonus of 1 at its decision. (seat, close, rew, delta)."""
     seat = np.array([[0, 1, 0, 2, 1, 3]])
     close = np.array([[False, False, False, False, True, False]])
     rew = np.array([[0, 0, 0, 1, 0, 0]], np.float32)
     delta = np.zeros((1, 6, 4), np.float32)
     delta[0, 4] = [3, -3, 0, 0]
+    return seat, close, rew, delta
+
+
+def test_advantages_give_each_seat_its_hand_delta():
+    # gamma = lam = 1 and zero values: advantage = return
+    cfg = ppo.PPOConfig(gamma=1.0, lam=1.0)
+    seat, close, rew, delta = _one_hand()
     adv = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
     assert adv[0].tolist() == [3, -3, 3, 1, -3, 0]
     # with discounting, earlier decisions of the same seat get gamma * the later return
     cfg = ppo.PPOConfig(gamma=0.5, lam=1.0)
     adv = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, np.zeros((1, 6), np.float32))
     assert adv[0].tolist() == [1.5, -1.5, 3, 1, -3, 0]
+
+
+def test_potential_shaping_telescopes_within_each_seats_hand():
+    # the hand of the test above; potentials per decision. With gamma = lam = 1 and zero values
+    # a decision's advantage is its return, which shaping changes by minus its own potential
+    # (the later potentials cancel; the potential after a seat's last decision of the hand is 0).
+    cfg = ppo.PPOConfig(gamma=1.0, lam=1.0)
+    seat, close, rew, delta = _one_hand()
+    phi = np.array([[-2, -3, -1, -4, -2, -9]], np.float32)
+    zero = np.zeros((1, 6), np.float32)
+    plain = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, zero)
+    shaped = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, zero, phi)
+    assert (shaped - plain)[0, :5].tolist() == (-phi[0, :5]).tolist() and shaped[0, 5] == 0
+    # one step: seat 0's first decision gets phi(its next decision) - phi(now) = -1 + 2
+    cfg = ppo.PPOConfig(gamma=1.0, lam=0.0)
+    shaped = ppo.compute_advantages(cfg, np.array([5]), close, seat, rew, delta, zero, phi)
+    assert shaped[0, 0] == 1.0 and shaped[0, 2] == 3 + 1    # the last: its delta, minus phi
 
 
 def test_short_training_run_learns_and_plays_legally(tmp_path):
@@ -272,7 +295,8 @@ def test_privileged_critic_reads_the_full_state_and_the_policy_only_the_observat
                         opponents=opponents, critic="state")
     trainer = update.Trainer(cfg)
     critic = trainer.critic
-    assert isinstance(critic, ppo.StateCritic) and critic.body[0].in_features == STATE_SIZE
+    assert isinstance(critic, ppo.StateCritic)
+    assert critic.body[0].in_features == ppo.N_FEATURES + STATE_SIZE + 2 * 4 * 36
     before = {k: v.clone() for k, v in critic.state_dict().items()}
     hist = trainer.run(updates=2, log=None)
     assert hist[-1]["decisions"] == 2 * 8 * 64 and any(h["value_loss"] is not None for h in hist)
@@ -294,3 +318,35 @@ def test_privileged_critic_reads_the_full_state_and_the_policy_only_the_observat
     assert weights == set(_KEYS) and first.shape[1] == ppo.N_FEATURES
     with pytest.raises(ValueError, match="critic"):
         update.Trainer(ppo.PPOConfig(critic="oracle"))
+
+
+def test_shaping_potential_is_minus_k_times_the_deficiency_of_each_decision():
+    from majiang_env.engine.kernel.features import F_DEF_NOW, SCALARS
+    cfg = ppo.PPOConfig(num_envs=8, rollout=48, hidden=32, minibatch=256, epochs=1, threads=1,
+                        opponents="greedy", shaping=0.5, precision="fp32")
+    trainer = update.Trainer(cfg)
+    roll = trainer.roll
+    ppo.collect_rollout(trainer.net, roll, cfg)
+    t = np.arange(int(roll.n.min()))
+    feats = roll.obs[torch.from_numpy(roll.rows(roll.ar[:, None], t[None]).ravel())].numpy()
+    deficiency = np.rint(feats[:, SCALARS + F_DEF_NOW] * 8).reshape(len(roll.ar), len(t))
+    assert len(t) and (deficiency > 0).any()
+    np.testing.assert_allclose(roll.buf["phi"][:, t], -0.5 * deficiency, atol=1e-6)
+    # without shaping the potentials are 0, and so is what they add
+    off = update.Trainer(ppo.PPOConfig(num_envs=8, rollout=48, hidden=32, threads=1, opponents="greedy"))
+    ppo.collect_rollout(off.net, off.roll, off.cfg)
+    assert off.roll.n.min() > 0 and not off.roll.buf["phi"].any()
+
+
+def test_train_strong_settings_and_method_names():
+    from argparse import Namespace
+
+    from agents import train_strong
+    base = dict(lr=None, ent_coef=None, num_envs=None, epochs=None, minibatch=None, critic="observation")
+    cloned = train_strong._settings(Namespace(imitate=5.0, **base))
+    scratch = train_strong._settings(Namespace(imitate=0.0, **base))
+    assert cloned["lr"] == 1e-4 and scratch["lr"] == 3e-4
+    assert train_strong._settings(Namespace(imitate=0.0, **{**base, "lr": 2e-4, "epochs": 3}))["epochs"] == 3
+    assert "from random weights" in train_strong._method(Namespace(imitate=0.0, critic="state"))
+    assert "privileged critic" in train_strong._method(Namespace(imitate=0.0, critic="state"))
+    assert "clone greedy" in train_strong._method(Namespace(imitate=5.0, critic="observation"))

@@ -96,7 +96,7 @@ from ..rules import (
     NUM_KINDS,
     SQUARE_SIZE,
 )
-from .greedy import INF, W_ACC, W_TIE, W_UNSEEN, W_VAL, candidates_from_values, hand_value, option_values, read_obs
+from .greedy import INF, W_ACC, W_TIE, W_UNSEEN, W_VAL, candidates_from_values, hand_value, option_values
 from .jit import kernel_jit
 from .layout import PH_EXCHANGE
 from .observe import (
@@ -188,7 +188,18 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     policy's int64 scratch (``greedy.new_work()``), ``dt`` its deficiency table."""
     for i in range(FEAT_SIZE):
         out[i] = 0.0
-    read_obs(obs, work)  # the unseen copies per kind, at work[W_UNSEEN:]
+    s = OBS_SCALAR
+    phase = obs[s + S_PHASE]
+    nlegal = 0
+    for a in range(NUM_ACTIONS):
+        nlegal += mask[a] != 0
+    acting = nlegal > 0 and phase <= 2   # else not this seat's decision: no per-action block
+    # the greedy quantities first: they leave the unseen copies per kind at work[W_UNSEEN:]
+    if acting:
+        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
+        candidates_from_values(obs, mask, dt, chow_off, kuikae, work)   # greedy's tie set, at work[W_TIE:]
+    else:
+        _, dnow, acc = hand_value(obs, dt, work)
     for k in range(NUM_KINDS):
         h = obs[OBS_HAND + k]
         for t in range(4):
@@ -198,7 +209,6 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
         u = min(max(work[W_UNSEEN + k], 0), 4)
         out[P_UNSEEN * NUM_KINDS + k] = u * 0.25
         out[P_VISIBLE * NUM_KINDS + k] = 1.0 - u * 0.25
-    s = OBS_SCALAR
     _onehot(out, P_PICKED * NUM_KINDS, obs[s + S_PICK_KIND] - 1, NUM_KINDS)
     for r in range(4):
         for k in range(NUM_KINDS):
@@ -225,7 +235,6 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     f = SCALARS
     _onehot(out, f + F_HAND, obs[s + S_HAND], 4)
     _onehot(out, f + F_START, obs[s + S_START], 4)
-    phase = obs[s + S_PHASE]
     _onehot(out, f + F_PHASE, phase, 4)
     _onehot(out, f + F_TOOK, obs[s + S_TOOK], 3)
     out[f + F_LAP] = obs[s + S_LAP] / 19.0
@@ -239,14 +248,7 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
     if mask[A_TSUMO] or mask[A_RON] or mask[A_RON + 1] or mask[A_RON + 2]:
         out[f + F_WIN_LEGAL] = 1.0
 
-    nlegal = 0
-    for a in range(NUM_ACTIONS):
-        nlegal += mask[a] != 0
-    if nlegal == 0 or phase > 2:  # not this seat's decision: no per-action block
-        _, dnow, acc = hand_value(obs, dt, work)
-    else:
-        dnow, acc = option_values(obs, mask, dt, chow_off, kuikae, work)
-        candidates_from_values(obs, mask, dt, chow_off, kuikae, work)   # greedy's tie set, at work[W_TIE:]
+    if acting:
         for j in range(12):
             out[f + F_GREEDY + j] = work[W_TIE + A_TSUMO + j]
         for k in range(NUM_KINDS):
@@ -254,7 +256,7 @@ def features(obs, mask, chow_off, kuikae, dt, work, out):
             out[P_GREEDY_KAN * NUM_KINDS + k] = work[W_TIE + A_ANKAN + k] + work[W_TIE + A_MINKAN + k]
     out[f + F_DEF_NOW] = min(dnow, 8) / 8.0
     out[f + F_ACC_NOW] = min(acc, ACC_SCALE) / ACC_SCALE
-    if nlegal == 0 or phase > 2:
+    if not acting:
         return
     for j in range(6):
         a = A_PUNG + j

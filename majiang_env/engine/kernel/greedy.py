@@ -14,7 +14,9 @@ counts, column m * 2 + p: m melds and p pairs; bits 0-3 the deficiency, bits
 4-12 which numbers would lower it); :func:`deficiency` combines the 4 colours
 (the cheapest split of the melds and the pair between them). A decision looks
 up the 4 rows of its hand once and then only the one changed colour per
-option.
+option; so does an option's acceptance (:func:`_option_acceptance`): the
+other colours' part of it depends only on which of their columns the best
+split uses, computed once per hand (:func:`_other_colours_mask`).
 
 **Unseen** copies of a kind: 4 minus the copies the observer sees: own hand,
 own drawn card, side cards (own, and others' when public), every river card,
@@ -94,9 +96,9 @@ W_O12 = W_ROWS2 + 80            # 4 x 10
 W_VAL = W_O12 + 40              # NUM_ACTIONS: deficiency per action
 W_ACC = W_VAL + NUM_ACTIONS     # NUM_ACTIONS: acceptance per action
 W_TIE = W_ACC + NUM_ACTIONS     # NUM_ACTIONS: tie flags
-W_KEYS3 = W_TIE + NUM_ACTIONS   # 4 keys (pick-up + discard)
-W_Q = W_KEYS3 + 4               # 4 x 4 x 10: w[W_Q + (c * 4 + c2) * 10] = colours other than c, c2 combined
-W_SIZE = W_Q + 160
+W_Q = W_TIE + NUM_ACTIONS       # 4 x 4 x 10: w[W_Q + (c * 4 + c2) * 10] = colours other than c, c2 combined
+W_IB = W_Q + 160                # 4 x 10: per colour c and column of W_O1[c], its improving kinds, or -1
+W_SIZE = W_IB + 40
 
 
 
@@ -157,22 +159,6 @@ def _prepare_pairs(w, rows):
 
 
 @kernel_jit
-def _one_colour_changed(dt, w, c, key):
-    """Rows (W_ROWS2) and others (W_O12) of the base hand with colour c's key set to
-    ``key``, from the base's W_ROWS, W_O1 and W_Q: one look-up, three combinations."""
-    for i in range(80):
-        w[W_ROWS2 + i] = w[W_ROWS + i]
-    for i in range(10):
-        v = dt[key, i]
-        w[W_ROWS2 + c * 10 + i] = v & 15
-        w[W_ROWS2 + 40 + c * 10 + i] = v >> 4
-        w[W_O12 + c * 10 + i] = w[W_O1 + c * 10 + i]
-    for c2 in range(4):
-        if c2 != c:
-            _comb(w, W_ROWS2 + c * 10, W_Q + (c * 4 + c2) * 10, W_O12 + c2 * 10)
-
-
-@kernel_jit
 def _def_with(dt, w, o1, c, key, need):
     """Deficiency when colour c has ``key`` and the others are as in w[o1]."""
     best = INF
@@ -182,6 +168,18 @@ def _def_with(dt, w, o1, c, key, need):
             if v < best:
                 best = v
     return best
+
+
+@kernel_jit
+def _unseen_of(w, c, bits):
+    """Unseen cards of colour c's numbers set in ``bits``."""
+    s = 0
+    for j in range(9):
+        if (bits >> j) & 1:
+            u = w[W_UNSEEN + c * 9 + j]
+            if u > 0:
+                s += u
+    return s
 
 
 @kernel_jit
@@ -198,11 +196,63 @@ def _acceptance(w, rows, o1, need, dcur):
                 i = c * 10 + m * 2 + p
                 if w[rows + i] + w[o1 + c * 10 + (need - m) * 2 + 1 - p] == dcur:
                     bits |= w[rows + 40 + i]
-        for j in range(9):
-            if (bits >> j) & 1:
-                u = w[W_UNSEEN + c * 9 + j]
-                if u > 0:
-                    s += u
+        s += _unseen_of(w, c, bits)
+    return s
+
+
+@kernel_jit
+def _reset_masks(w):
+    """Forget the masks of :func:`_other_colours_mask` (the base hand changed)."""
+    for i in range(40):
+        w[W_IB + i] = -1
+
+
+@kernel_jit
+def _other_colours_mask(w, rows, o1, c, col):
+    """The kinds of the colours other than c whose addition lowers column ``col``
+    (m * 2 + p) of w[o1 + 10 c], the base hand's other colours combined (hand
+    prepared at w[rows], pairs at W_Q): bit c2 * 9 + j for number j of colour
+    c2. As in :func:`_acceptance`: the improving bits of each colour c2 in the
+    splits that attain it. Computed once per base hand (w[W_IB], -1 until then)."""
+    at = W_IB + c * 10 + col
+    if w[at] < 0:
+        t = w[o1 + c * 10 + col]
+        n, q = col // 2, col % 2
+        bits = 0
+        for c2 in range(4):
+            if c2 == c:
+                continue
+            pair = W_Q + (c * 4 + c2) * 10
+            for m in range(n + 1):
+                for p in range(q + 1):
+                    i = c2 * 10 + m * 2 + p
+                    if w[rows + i] + w[pair + (n - m) * 2 + q - p] == t:
+                        bits |= w[rows + 40 + i] << (c2 * 9)
+        w[at] = bits
+    return w[at]
+
+
+@kernel_jit
+def _option_acceptance(dt, w, rows, o1, c, key, need, v):
+    """Acceptance of the base hand prepared at w[rows], w[o1] (pairs at W_Q,
+    masks reset) with colour c's key set to ``key``; v is that hand's
+    deficiency. A card lowers it exactly when, in a split (colour c's column,
+    the others' column) that attains v, it lowers colour c's column (the
+    table's bits) or the others' column (:func:`_other_colours_mask`, which
+    does not depend on ``key``): one look-up per option."""
+    own = 0
+    other = 0
+    for m in range(need + 1):
+        for p in range(2):
+            x = dt[key, m * 2 + p]
+            col = (need - m) * 2 + 1 - p
+            if (x & 15) + w[o1 + c * 10 + col] == v:
+                own |= x >> 4
+                other |= _other_colours_mask(w, rows, o1, c, col)
+    s = _unseen_of(w, c, own)
+    for c2 in range(4):
+        if c2 != c:
+            s += _unseen_of(w, c2, (other >> (c2 * 9)) & 511)
     return s
 
 
@@ -347,11 +397,13 @@ def _hand_options(dt, w, mask, lo, hi, need, valued):
     if n > 1:
         if not valued:
             _prepare_pairs(w, W_ROWS)
+            _reset_masks(w)
             for a in range(lo, hi):
                 if w[W_TIE + a]:
                     k, times, dm = _option(a)
-                    _one_colour_changed(dt, w, k // 9, w[W_KEYS + k // 9] - times * P5[k % 9])
-                    w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, w[W_VAL + a])
+                    c = k // 9
+                    w[W_ACC + a] = _option_acceptance(dt, w, W_ROWS, W_O1, c, w[W_KEYS + c] - times * P5[k % 9],
+                                                      need - dm, w[W_VAL + a])
         n = _keep_most_accepted(w, lo, hi)
     return n
 
@@ -380,6 +432,9 @@ def _pickup_value(dt, w, k, need, k_ok, want_acc):
     _prepare(dt, w, W_KEYS2, W_ROWS2, W_O12)
     best = INF
     for pass_ in range(2 if want_acc else 1):
+        if pass_ == 1:
+            _prepare_pairs(w, W_ROWS2)
+            _reset_masks(w)
         acc = -1
         for y in range(NUM_KINDS):
             c = y // 9
@@ -391,21 +446,15 @@ def _pickup_value(dt, w, k, need, k_ok, want_acc):
                     continue
                 if kan == 1 and cnt < 4:
                     continue
-                times = 4 if kan else 1
-                nd = need - kan
+                key = w[W_KEYS2 + c] - (4 if kan else 1) * P5[y % 9]
+                v = _def_with(dt, w, W_O12, c, key, need - kan)
                 if pass_ == 0:
-                    v = _def_with(dt, w, W_O12, c, w[W_KEYS2 + c] - times * P5[y % 9], nd)
                     if v < best:
                         best = v
-                else:
-                    for cc in range(4):
-                        w[W_KEYS3 + cc] = w[W_KEYS2 + cc]
-                    w[W_KEYS3 + c] -= times * P5[y % 9]
-                    # the base hand's rows (W_ROWS, W_O1) are not needed any more
-                    if _full(dt, w, W_KEYS3, W_ROWS, W_O1, nd) == best:
-                        u = _acceptance(w, W_ROWS, W_O1, nd, best)
-                        if u > acc:
-                            acc = u
+                elif v == best:
+                    u = _option_acceptance(dt, w, W_ROWS2, W_O12, c, key, need - kan, best)
+                    if u > acc:
+                        acc = u
         if pass_ == 1:
             return best, acc
     return best, -1
@@ -566,6 +615,7 @@ def option_values(obs, mask, dt, chow_off, kuikae, w):
             w[W_ACC + a] = u
         return dnow, acc
     _prepare_pairs(w, W_ROWS)
+    _reset_masks(w)
     for a in range(NUM_ACTIONS):
         if not mask[a] or (A_TSUMO <= a < A_EXCHANGE):
             continue
@@ -575,6 +625,5 @@ def option_values(obs, mask, dt, chow_off, kuikae, w):
         v = _def_with(dt, w, W_O1, c, key, need - dm)
         w[W_VAL + a] = v
         if v < INF:
-            _one_colour_changed(dt, w, c, key)
-            w[W_ACC + a] = _acceptance(w, W_ROWS2, W_O12, need - dm, v)
+            w[W_ACC + a] = _option_acceptance(dt, w, W_ROWS, W_O1, c, key, need - dm, v)
     return dnow, acc
