@@ -3,7 +3,7 @@
     python -m agents.train_strong                       # 60 min on 2 cores, then the final arena run
     python -m agents.train_strong --minutes 5 --final-deals 300 --out runs/quick
     python -m agents.train_strong --imitate 0 --shaping 0.3 --out runs/scratch      # from random weights
-    python -m agents.train_strong --imitate 0 --shaping 0.3 --critic state --out runs/scratch_state
+    python -m agents.train_strong --imitate 5 --critic state --out runs/clone_state   # privileged critic
 
 Method (cloning, then PPO against the heuristic it must beat):
 
@@ -54,7 +54,7 @@ from majiang_env import arena
 
 from . import ppo
 
-__all__ = ["arena_vs_greedy", "main"]
+__all__ = ["arena_vs_greedy", "main", "parser"]
 
 
 def arena_vs_greedy(net, deals, seed, baseline=False, num_envs=None):
@@ -111,17 +111,16 @@ def _settings(args):
     """PPO settings: after cloning, small steps that keep what was cloned; from random
     weights, three times the learning rate (the best of short pilot runs). The
     ``--lr`` ... ``--minibatch`` options override them."""
-    if args.imitate > 0:
-        s = dict(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=1e-4, ent_coef=0.003)
-    else:
-        s = dict(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=3e-4, ent_coef=0.003)
+    s = dict(num_envs=256, rollout=32, epochs=2, minibatch=2048, lr=1e-4 if args.imitate > 0 else 3e-4,
+             ent_coef=0.003)
     for k in ("lr", "ent_coef", "num_envs", "epochs", "minibatch"):
         if getattr(args, k) is not None:
             s[k] = getattr(args, k)
     return s
 
 
-def main(argv=None):
+def parser():
+    """The command line of ``python -m agents.train_strong`` (its defaults name a run's settings)."""
     ap = argparse.ArgumentParser(prog="python -m agents.train_strong", description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=60.0, help="training wall time, curve evaluations included")
     ap.add_argument("--imitate", type=float, default=8.0, metavar="MINUTES", help="cloning time (part of --minutes)")
@@ -137,6 +136,11 @@ def main(argv=None):
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/strong", help="output folder")
+    return ap
+
+
+def main(argv=None):
+    ap = parser()
     args = ap.parse_args(argv)
     if not 0 <= args.imitate < args.minutes or args.eval_every <= 0:
         ap.error("need 0 <= --imitate < --minutes and --eval-every > 0")

@@ -36,8 +36,8 @@ NAME = "train_strong"
 
 def _command(args: dict) -> str:
     """The ``python -m agents.train_strong`` command line of a run's recorded arguments."""
-    defaults = {"minutes": 60.0, "imitate": 8.0, "eval_every": 6.0, "eval_deals": 300, "final_deals": 4000,
-                "critic": "observation", "shaping": 0.0, "hidden": 256, "seed": 0, "out": "runs/strong"}
+    from agents.train_strong import parser
+    defaults = vars(parser().parse_args([]))
     parts = ["python -m agents.train_strong"]
     for k, v in args.items():
         if v is not None and defaults.get(k, None) != v:

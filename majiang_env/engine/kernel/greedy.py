@@ -144,7 +144,10 @@ def _prepare(dt, w, keys, rows, o1):
 
 @kernel_jit
 def _prepare_pairs(w, rows):
-    """w[W_Q + (c * 4 + c2) * 10] = the two colours other than c and c2 combined."""
+    """w[W_Q + (c * 4 + c2) * 10] = the two colours other than c and c2 combined; the
+    masks of :func:`_other_colours_mask`, which read them, are reset (w[W_IB] = -1)."""
+    for i in range(40):
+        w[W_IB + i] = -1
     for c in range(4):
         for c2 in range(c + 1, 4):
             x = -1
@@ -201,13 +204,6 @@ def _acceptance(w, rows, o1, need, dcur):
 
 
 @kernel_jit
-def _reset_masks(w):
-    """Forget the masks of :func:`_other_colours_mask` (the base hand changed)."""
-    for i in range(40):
-        w[W_IB + i] = -1
-
-
-@kernel_jit
 def _other_colours_mask(w, rows, o1, c, col):
     """The kinds of the colours other than c whose addition lowers column ``col``
     (m * 2 + p) of w[o1 + 10 c], the base hand's other colours combined (hand
@@ -235,7 +231,7 @@ def _other_colours_mask(w, rows, o1, c, col):
 @kernel_jit
 def _option_acceptance(dt, w, rows, o1, c, key, need, v):
     """Acceptance of the base hand prepared at w[rows], w[o1] (pairs at W_Q,
-    masks reset) with colour c's key set to ``key``; v is that hand's
+    :func:`_prepare_pairs`) with colour c's key set to ``key``; v is that hand's
     deficiency. A card lowers it exactly when, in a split (colour c's column,
     the others' column) that attains v, it lowers colour c's column (the
     table's bits) or the others' column (:func:`_other_colours_mask`, which
@@ -397,7 +393,6 @@ def _hand_options(dt, w, mask, lo, hi, need, valued):
     if n > 1:
         if not valued:
             _prepare_pairs(w, W_ROWS)
-            _reset_masks(w)
             for a in range(lo, hi):
                 if w[W_TIE + a]:
                     k, times, dm = _option(a)
@@ -434,7 +429,6 @@ def _pickup_value(dt, w, k, need, k_ok, want_acc):
     for pass_ in range(2 if want_acc else 1):
         if pass_ == 1:
             _prepare_pairs(w, W_ROWS2)
-            _reset_masks(w)
         acc = -1
         for y in range(NUM_KINDS):
             c = y // 9
@@ -615,7 +609,6 @@ def option_values(obs, mask, dt, chow_off, kuikae, w):
             w[W_ACC + a] = u
         return dnow, acc
     _prepare_pairs(w, W_ROWS)
-    _reset_masks(w)
     for a in range(NUM_ACTIONS):
         if not mask[a] or (A_TSUMO <= a < A_EXCHANGE):
             continue
