@@ -196,6 +196,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         if cfg.critic not in ("observation", "state"):
             raise ValueError(f"critic must be 'observation' or 'state', got {cfg.critic!r}")
+        if not np.isfinite(cfg.shaping):
+            raise ValueError(f"shaping must be a finite number, got {cfg.shaping!r}")
         self.net = net or PolicyNet(cfg.hidden)
         # the privileged critic: values from the full state, in training only (never in the saved policy)
         self.critic = StateCritic(cfg.hidden) if cfg.critic == "state" else None

@@ -336,6 +336,9 @@ def test_shaping_potential_is_minus_k_times_the_deficiency_of_each_decision():
     off = update.Trainer(ppo.PPOConfig(num_envs=8, rollout=48, hidden=32, threads=1, opponents="greedy"))
     ppo.collect_rollout(off.net, off.roll, off.cfg)
     assert off.roll.n.min() > 0 and not off.roll.buf["phi"].any()
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="shaping"):
+            update.Trainer(ppo.PPOConfig(shaping=bad))
 
 
 def test_train_strong_settings_and_method_names():
