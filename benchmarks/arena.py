@@ -9,7 +9,7 @@
 with parameters as ``name:key=value,...`` (``kernel.players.AGENT_PARAMS``;
 ``none`` for no cap), or ``module:attr`` for a Python agent (a class or
 factory called as ``attr(seed)``, or ``attr(seed, rules=rules)`` when it takes
-``rules``, or an agent object; e.g. ``majiang_env.policies:GreedyAgent``).
+``rules``, or an agent object; e.g. ``majiang_env.agents:GreedyAgent``).
 The same name twice is one agent; ``--names`` renames them (4 names; equal names
 mark one agent). Every deal is played in the 4 rotations of the lineup
 (``--permutations``: all 24 orders), and, unless ``--no-baseline``, once more

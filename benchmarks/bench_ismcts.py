@@ -6,8 +6,8 @@
 Each row is one ``majiang_env.arena`` run of the lineup (agent, greedy, greedy,
 greedy), every deal in the 4 rotations, ``--hands`` hands per game (default 1:
 IS-MCTS decides in Python, a few tenths of a second a decision). The IS-MCTS
-agent is ``agents.openspiel_agents.ISMCTSAgent`` (OpenSpiel's Python
-``ISMCTSBot`` over ``majiang_env.openspiel``, greedy rollouts to the end of the
+agent is ``majiang_env.agents.ismcts.ISMCTSAgent`` (OpenSpiel's Python
+``ISMCTSBot`` over ``majiang_env.envs.openspiel``, greedy rollouts to the end of the
 hand, ``--uct-c`` in points); the rows ``search`` (the in-kernel search agent,
 default parameters) and ``greedy`` play the same deals for reference. Points
 are zero-sum, so an agent's points per hand are its gain over greedy in the
@@ -67,7 +67,7 @@ def main(argv=None):
     results_io.add_argument(ap, "ismcts")
     args = ap.parse_args(argv)
     try:
-        from agents.openspiel_agents import ISMCTSAgent
+        from majiang_env.agents.ismcts import ISMCTSAgent
     except ImportError as e:
         ap.error(str(e))
     if args.deals < 1 or any(s < 1 for s in args.sims):
@@ -88,7 +88,7 @@ def main(argv=None):
 
     for sims in args.sims:
         agent = ISMCTSAgent(args.seed, simulations=sims, uct_c=args.uct_c)
-        out.append(row(f"IS-MCTS, {sims} simulations", agent, f"agents.openspiel_agents:ISMCTSAgent "
+        out.append(row(f"IS-MCTS, {sims} simulations", agent, f"majiang_env.agents.ismcts:ISMCTSAgent "
                        f"(simulations={sims}, uct_c={args.uct_c:g})", args.deals, args.seed, args.hands,
                        simulations=sims, uct_c=args.uct_c))
         save()

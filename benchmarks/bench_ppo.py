@@ -1,4 +1,4 @@
-"""``agents.ppo`` training throughput: decisions/s end to end (rollouts and PPO updates), idle
+"""``majiang_env.training.ppo`` training throughput: decisions/s end to end (rollouts and PPO updates), idle
 and with busy background processes, for the default ``PPOConfig`` and variations of it.
 
     python benchmarks/bench_ppo.py [--seconds 20] [--busy 0 1] [--only default fp32 ...] [--write-results [PATH]]
@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_io  # noqa: E402
 from bench_fastpath import busy  # noqa: E402
 
-from agents import ppo  # noqa: E402
+from majiang_env.training import ppo  # noqa: E402
 
 ROWS = {
     "default": {},

@@ -1,4 +1,4 @@
-"""Trainer throughput: sb3-contrib ``MaskablePPO`` end to end on ``majiang_env.trainers.sb3.SB3VecEnv``
+"""Trainer throughput: sb3-contrib ``MaskablePPO`` end to end on ``majiang_env.integrations.sb3.SB3VecEnv``
 (one ``SeatVectorEnv`` of B games) next to ``DummyVecEnv`` over B ``SingleAgentEnv``s, with
 the same PPO settings, the same opponents and the features observation.
 
@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_io  # noqa: E402
 
 from majiang_env.envs.single_agent import SingleAgentEnv  # noqa: E402
-from majiang_env.trainers.sb3 import SB3VecEnv  # noqa: E402
+from majiang_env.integrations.sb3 import SB3VecEnv  # noqa: E402
 
 
 class EnvTimer(VecEnvWrapper):

@@ -7,7 +7,7 @@ Three ``majiang_env.arena`` runs over the same deals (``--seed``; default 3000,
 deals no training run evaluated on), every deal in the 4 rotations of its lineup:
 
 * ``<name> vs 3 greedy``: the policy in one seat, three in-kernel greedy seats;
-* ``shipped vs 3 greedy``: the shipped policy (``majiang_env.policies.pretrained``)
+* ``shipped vs 3 greedy``: the shipped policy (``majiang_env.agents.pretrained``)
   in the same seats of the same deals;
 * ``<name> vs shipped``: the two policies in alternating seats (new, shipped,
   new, shipped); points are zero-sum between them, so the new policy's points
@@ -32,8 +32,8 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import results_io  # noqa: E402
 
 from majiang_env import arena  # noqa: E402
+from majiang_env.agents.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
 from majiang_env.arena import mean_ci  # noqa: E402
-from majiang_env.policies.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
 
 
 def _policy_points(res, name):
@@ -68,7 +68,7 @@ def _short(x):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python benchmarks/head_to_head.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("policy", help="an .npz policy (agents.ppo.export_numpy, python -m agents.train_strong)")
+    ap.add_argument("policy", help="an .npz policy (majiang_env.training.ppo.export_numpy)")
     ap.add_argument("--name", default="new", help="its name in the table")
     ap.add_argument("--deals", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=3000)

@@ -13,8 +13,8 @@ greedy itself scores exactly 0. 95% intervals are Student t over deals. Search
 rows are slow (milliseconds per decision): the default search plays
 ``--search-deals`` deals, the wider one half as many. ``--add NAME=SPEC`` adds a row
 of ``--deals`` deals (names must be new, and not ``greedy``): SPEC is an
-``.npz`` policy (``majiang_env.policies.pretrained`` format, e.g. exported by
-``agents.ppo.export_numpy``), an in-kernel agent (``search:samples=64``) or
+``.npz`` policy (``majiang_env.agents.pretrained`` format, e.g. exported by
+``majiang_env.training.ppo.export_numpy``), an in-kernel agent (``search:samples=64``) or
 ``module:factory``. ``--write-results [PATH]`` writes the rows to
 ``benchmarks/results/ladder.json`` (replacing rows of the same names), from which
 ``benchmarks/render_docs.py`` renders the ladder of docs/performance.md.
@@ -31,7 +31,7 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import results_io  # noqa: E402
 
 from majiang_env import arena  # noqa: E402
-from majiang_env.policies.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
+from majiang_env.agents.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
 
 # (name, spec, share of the deals: 1 = --deals; "search" = --search-deals, "search/2" half of it)
 ROWS = [("random", "random", 1), ("greedy", "greedy", 1), ("search", "search", "search"),

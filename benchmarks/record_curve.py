@@ -1,10 +1,10 @@
-"""Learning curves of ``agents.train_strong`` runs: record one, and draw them side by side.
+"""Learning curves of ``majiang_env.training.recipe`` runs: record one, and draw them side by side.
 
     python benchmarks/record_curve.py runs/scratch/curve.json --variant "from scratch" --load "2.0-4.1"
     python benchmarks/record_curve.py --plot docs/learning_curves.png
 
 The first form adds a run's curve points and its final evaluation (its
-``curve.json``, written by ``python -m agents.train_strong``) to
+``curve.json``, written by ``python -m majiang_env.training.recipe``) to
 ``benchmarks/results/train_strong.json`` as the run of that ``--variant``
 (the shipped policy's run has none; a run recorded again replaces its rows),
 with the command that made it, the machine, date, commit and ``--load`` (the
@@ -35,10 +35,10 @@ NAME = "train_strong"
 
 
 def _command(args: dict) -> str:
-    """The ``python -m agents.train_strong`` command line of a run's recorded arguments."""
-    from agents.train_strong import parser
+    """The ``python -m majiang_env.training.recipe`` command line of a run's recorded arguments."""
+    from majiang_env.training.recipe import parser
     defaults = vars(parser().parse_args([]))
-    parts = ["python -m agents.train_strong"]
+    parts = ["python -m majiang_env.training.recipe"]
     for k, v in args.items():
         if v is not None and defaults.get(k, None) != v:
             shown = int(v) if isinstance(v, float) and v.is_integer() else v
@@ -107,7 +107,7 @@ def plot(path, dest=NAME):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python benchmarks/record_curve.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("curve", nargs="?", help="a run's curve.json (from python -m agents.train_strong)")
+    ap.add_argument("curve", nargs="?", help="a run's curve.json (from python -m majiang_env.training.recipe)")
     ap.add_argument("--variant", default="", help="the run's name in the results (the shipped policy's run: none)")
     ap.add_argument("--load", default=None, help="the load average the run saw, as text")
     ap.add_argument("--plot", default=None, metavar="PNG", help="draw every recorded run's curve here")

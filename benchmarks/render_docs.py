@@ -502,7 +502,7 @@ def _greedy_vs_random(R):
 
 
 def _shipped_run(R):
-    """The run of agents.train_strong that trained the shipped policy (the one without a variant)."""
+    """The run of majiang_env.training.recipe that trained the shipped policy (the one without a variant)."""
     (run,) = [r for r in R["train_strong"]["runs"] if not r.get("variant")]
     return run
 

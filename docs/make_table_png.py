@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from majiang_env import Game
-from majiang_env.policies import game_obs, make_policy
+from majiang_env.agents import game_obs, make_policy
 from majiang_env.views.render import render_rgb
 
 SEED, DECISIONS = 3, 130

@@ -7,16 +7,16 @@
                                  [--eval-games 256] [--eval-opponents random] [--checkpoint DIR]
                                  [--torch-threads N] [--illegal-raises] [--json]
 
-The environment is ``majiang_env.trainers.rllib.MajiangMultiAgentEnv`` (the features
+The environment is ``majiang_env.integrations.rllib.MajiangMultiAgentEnv`` (the features
 observation with the action mask), the module RLlib's action-masking PPO
-module, the config ``majiang_env.trainers.rllib.ppo_config``. Every iteration prints its
+module, the config ``majiang_env.integrations.rllib.ppo_config``. Every iteration prints its
 wall time, the env steps (decisions) it sampled, the games finished, their mean
 length and the policy's loss and entropy. Afterwards the learned module plays
 ``--eval-games`` games as the learning seat of a ``SeatVectorEnv`` against
 in-kernel ``--eval-opponents`` (its logits sampled in the kernel) and the mean
 score per game is printed: a trained policy should beat random opponents
 (> 0), and the greedy ones after long enough training. ``--json`` prints one
-JSON line with the figures at the end (used by tests/trainers/test_rllib.py).
+JSON line with the figures at the end (used by tests/integrations/test_rllib.py).
 ``--illegal-raises``: an illegal action stops the run (``env_config``
 ``illegal="raise"``) instead of ending its game with a penalty; RLlib's env
 check at start-up, which steps an unmasked random action, is then skipped.
@@ -30,7 +30,7 @@ import numpy as np
 import ray
 
 from majiang_env.envs.seat_vector import SeatVectorEnv
-from majiang_env.trainers.rllib import SHARED, logits_fn, ppo_config
+from majiang_env.integrations.rllib import SHARED, logits_fn, ppo_config
 
 
 def evaluate(module, games: int, opponents: str, rules: dict, seed: int) -> float:

@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from majiang_env import arena
 from majiang_env.engine.encodings import make_encoder
-from majiang_env.trainers.sb3 import SB3VecEnv
+from majiang_env.integrations.sb3 import SB3VecEnv
 
 
 def parse_args(argv=None):

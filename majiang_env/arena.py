@@ -245,7 +245,7 @@ def load_agent(spec: str, seed=None, rules=None):
     (``vector.parse_agent``);
     ``"module:attr"`` imports ``attr``: a class or function is a factory, called as
     ``attr(seed)`` (``attr(seed, rules=rules)`` when it takes ``rules``), any other
-    object is the agent itself. E.g. ``"majiang_env.policies:GreedyAgent"``."""
+    object is the agent itself. E.g. ``"majiang_env.agents:GreedyAgent"``."""
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"an agent name must be a non-empty string, got {show(spec)}")
     mod, colon, attr = spec.partition(":")

@@ -2,7 +2,7 @@
 manager that restores it) and the optional TBB threading layer.
 
 Every module that runs the kernel with a chosen thread count (``VectorGame``,
-``selfplay``, ``agents.ppo``, the Ray workers) goes through ``check_threads``
+``selfplay``, ``majiang_env.training.ppo``, the Ray workers) goes through ``check_threads``
 and ``numba_threads``.
 """
 from __future__ import annotations

@@ -29,13 +29,13 @@ reads ``action_masks()`` by itself.
 ``opponents`` — one spec for all three other seats, or a list of three (for
 the seats ``seat + 1``, ``seat + 2``, ``seat + 3`` in turn order). A spec is
 
-* a name, ``"random"`` or ``"greedy"`` (``majiang_env.policies``, which
+* a name, ``"random"`` or ``"greedy"`` (``majiang_env.agents``, which
   ``agents.RandomAgent`` / ``agents.GreedyAgent`` are), or an agent class / factory ``f(seed) -> agent``:
   a fresh agent is made for its seat at every ``reset``, seeded from the env's
   ``np_random`` (and given ``rules=`` when the class takes it), so
   ``reset(seed=s)`` reproduces the whole episode;
 * an agent object (any callable over the observation dict that is not a
-  class, e.g. a trained ``agents.ppo.PPOAgent``): used as it is; if it draws
+  class, e.g. a trained ``majiang_env.training.ppo.PPOAgent``): used as it is; if it draws
   random numbers, seed it yourself.
 
 ``seat``: 0-3, or ``"random"`` (drawn at each reset from ``np_random``).
@@ -71,6 +71,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..agents.baselines import POLICIES, make_policy
 from ..engine.checks import (
     ActionSpaceError,
     IllegalActionError,
@@ -85,13 +86,12 @@ from ..engine.checks import (
 from ..engine.encodings import check_obs_type, observation_space
 from ..engine.game import Game, game_from_state
 from ..engine.rules import NUM_ACTIONS, make_rules
-from ..policies import POLICIES, make_policy
 from . import SINGLE_AGENT_ID
 
 __all__ = ["SingleAgentEnv", "ENV_ID", "make_agent", "AGENT_NAMES"]
 
 AGENT_NAMES = tuple(POLICIES)
-make_agent = make_policy  # the name this module exported before majiang_env.policies existed
+make_agent = make_policy  # the name this module exported before majiang_env.agents existed
 
 
 def _is_factory(spec):

@@ -1,7 +1,7 @@
 """Terminal front-ends: watch a game between agents, or play one seat yourself.
 
 ``python -m majiang_env`` runs :func:`watch`; ``python -m majiang_env play``
-runs :func:`play`. Agents are named as in ``majiang_env.policies``
+runs :func:`play`. Agents are named as in ``majiang_env.agents``
 (``make_policy``; :func:`agent_names` lists them), so a policy added there is
 playable here at once. Names are English by default (``lang="ja"``: Japanese),
 and every hand's result is written by the render module's
@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import sys
 
+from ..agents.baselines import POLICIES, game_obs, make_policy
 from ..engine.checks import as_bool, as_seat, as_seed, show
 from ..engine.game import Game
 from ..engine.kernel.observe import OBS_CLAIM
@@ -38,7 +39,6 @@ from ..engine.rules import (
     make_rules,
     seat_name,
 )
-from ..policies import POLICIES, game_obs, make_policy
 from .render import hand_result_lines, render_ansi, win_lines
 
 __all__ = ["play", "watch", "agent_names", "move_text", "INTERRUPTED"]
@@ -54,7 +54,7 @@ _HIDDEN_EXCHANGE = {"en": "sets a card aside (exchange)", "ja": "変 (伏せ札)
 
 
 def agent_names() -> list:
-    """The agent names the environment knows (``majiang_env.policies.POLICIES``)."""
+    """The agent names the environment knows (``majiang_env.agents.POLICIES``)."""
     return sorted(POLICIES)
 
 

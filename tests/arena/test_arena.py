@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from majiang_env import Game, arena, selfplay
+from majiang_env.agents import GreedyAgent, RandomAgent
 from majiang_env.engine.rules import make_rules
 from majiang_env.engine.vector import game_seed
-from majiang_env.policies import GreedyAgent, RandomAgent
 
 A_TSUMO, A_RON, A_EXCHANGE = 108, 117, 120   # action ids (docs/api.md)
 
@@ -224,7 +224,7 @@ def test_bad_arguments_are_named():
         arena.load_agent("no_such_module_xyz:f")
     with pytest.raises(ValueError, match="unknown agent"):
         arena.load_agent("greedyy")
-    assert isinstance(arena.load_agent("majiang_env.policies:GreedyAgent", seed=1), GreedyAgent)
+    assert isinstance(arena.load_agent("majiang_env.agents:GreedyAgent", seed=1), GreedyAgent)
 
 
 @pytest.mark.parametrize("agent,word", [
@@ -246,7 +246,7 @@ def test_command_line(tmp_path, capsys):
     spec.loader.exec_module(mod)
     main = mod.main
     out = tmp_path / "r.json"
-    assert main(["--agents", "majiang_env.policies:GreedyAgent", "greedy", "random", "random",
+    assert main(["--agents", "majiang_env.agents:GreedyAgent", "greedy", "random", "random",
                  "--deals", "2", "--no-progress", "--json", str(out), "--reference", "random"]) == 0
     text = capsys.readouterr().out
     assert "GreedyAgent" in text and "gain over random" in text

@@ -1,16 +1,16 @@
-"""The numpy policy (majiang_env.policies.pretrained) equals the torch network it was exported from,
+"""The numpy policy (majiang_env.agents.pretrained) equals the torch network it was exported from,
 and PretrainedAgent plays legally from compact observations and from features."""
 import numpy as np
 import pytest
 
 from majiang_env import Game
+from majiang_env.agents import game_obs
+from majiang_env.agents.pretrained import DEFAULT_WEIGHTS, NumpyPolicy, PretrainedAgent
 from majiang_env.engine.encodings import FEAT_SIZE
 from majiang_env.engine.vector import VectorGame
-from majiang_env.policies import game_obs
-from majiang_env.policies.pretrained import DEFAULT_WEIGHTS, NumpyPolicy, PretrainedAgent
 
 torch = pytest.importorskip("torch")
-from agents import ppo  # noqa: E402
+from majiang_env.training import ppo  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1714,9 +1714,9 @@ def sec_single_opponents(rep, rng):
 def sec_seat_vector_opponents(rep, rng):
     """SeatVectorEnv refuses what is not an opponent at construction (a class: ValueError
     saying to pass an instance), and a callable may not call the env it plays in."""
+    from majiang_env.agents import GreedyAgent, RandomAgent
+    from majiang_env.agents.pretrained import PretrainedAgent
     from majiang_env.envs.seat_vector import SeatVectorEnv
-    from majiang_env.policies import GreedyAgent, RandomAgent
-    from majiang_env.policies.pretrained import PretrainedAgent
     np = V["np"]
 
     class WithActBatch:
@@ -1805,7 +1805,7 @@ def sec_sb3(rep, rng):
     import numba
 
     from majiang_env import IllegalActionError
-    from majiang_env.trainers.sb3 import SB3VecEnv
+    from majiang_env.integrations.sb3 import SB3VecEnv
     np = V["np"]
     B = 4
     env, twin = SB3VecEnv(B, hands_per_game=1), SB3VecEnv(B, hands_per_game=1)
@@ -1889,8 +1889,8 @@ def sec_rllib(rep, rng):
     dict {agent: action} whose action is an integer; anything else raises (ValueError,
     ActionSpaceError) and changes nothing."""
     from majiang_env.engine.checks import ActionSpaceError
-    from majiang_env.trainers.rllib import AGENTS as RL_AGENTS
-    from majiang_env.trainers.rllib import MajiangMultiAgentEnv
+    from majiang_env.integrations.rllib import AGENTS as RL_AGENTS
+    from majiang_env.integrations.rllib import MajiangMultiAgentEnv
     np = V["np"]
     for illegal in ("raise", "terminate"):
         env = MajiangMultiAgentEnv({"hands_per_game": 1, "illegal": illegal})
@@ -1989,10 +1989,10 @@ def sec_pretrained_files(rep, rng):
     import tempfile
     import zipfile
 
+    from majiang_env.agents import pretrained as P
     from majiang_env.engine.encodings import FEAT_SIZE
     from majiang_env.engine.kernel.features import NUM_PLANES
     from majiang_env.engine.vector import VectorGame
-    from majiang_env.policies import pretrained as P
     np = V["np"]
     nrng = np.random.default_rng(0)
     H1, H2, C = 8, 6, 4

@@ -209,7 +209,7 @@ def test_item05_single_agent_env_accepts_integer_answers_of_every_accepted_form(
 # ---- 6. PretrainedAgent weights -------------------------------------------------------
 
 def _weights():
-    from majiang_env.policies.pretrained import DEFAULT_WEIGHTS
+    from majiang_env.agents.pretrained import DEFAULT_WEIGHTS
     with np.load(DEFAULT_WEIGHTS) as z:
         return {k: z[k] for k in z.files}
 
@@ -220,8 +220,8 @@ def _save(path, arrays):
 
 
 def test_item06_pretrained_agent_plays_legal_actions_when_legal_logits_are_extreme(tmp_path):
-    from majiang_env.policies import game_obs
-    from majiang_env.policies.pretrained import PretrainedAgent
+    from majiang_env.agents import game_obs
+    from majiang_env.agents.pretrained import PretrainedAgent
     for low in (-2e9, -3e38):
         w = _weights()
         for k in ("kind_out.weight", "kind_out.bias", "pi.weight"):
@@ -277,7 +277,7 @@ def _corrupt_files(tmp_path):
 
 
 def test_item06_corrupt_weights_files_raise_one_error_naming_the_file_at_load(tmp_path):
-    from majiang_env.policies import pretrained
+    from majiang_env.agents import pretrained
     for name, path in _corrupt_files(tmp_path):
         with pytest.raises(ValueError) as e:
             pretrained.PretrainedAgent(path=path)
@@ -293,7 +293,7 @@ def test_item06_corrupt_weights_files_raise_one_error_naming_the_file_at_load(tm
 
 def test_item07_sb3_vec_env_checks_actions_attributes_and_seeds():
     pytest.importorskip("stable_baselines3")
-    from majiang_env.trainers.sb3 import SB3VecEnv
+    from majiang_env.integrations.sb3 import SB3VecEnv
     env = SB3VecEnv(8, hands_per_game=1)
     env.seed(0)
     obs = env.reset()
@@ -323,7 +323,7 @@ def test_item07_sb3_vec_env_checks_actions_attributes_and_seeds():
 def test_item08_rllib_env_checks_seeds_and_action_dicts():
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
-    from majiang_env.trainers.rllib import MajiangMultiAgentEnv
+    from majiang_env.integrations.rllib import MajiangMultiAgentEnv
     env = MajiangMultiAgentEnv({"hands_per_game": 1})
     obs, _ = env.reset(seed=5)
     before = json.dumps(env.game.record())
@@ -432,13 +432,13 @@ def test_action_masks_from_inside_an_opponent_callable():
 
 
 def test_seat_vector_env_rejects_an_agent_class_at_construction():
-    from majiang_env.policies.pretrained import PretrainedAgent
+    from majiang_env.agents.pretrained import PretrainedAgent
 
     class Batch:
         def act_batch(self, obs, mask):
             return mask.argmax(1)
 
-    from majiang_env.policies import GreedyAgent
+    from majiang_env.agents import GreedyAgent
     for cls in (PretrainedAgent, Batch, GreedyAgent):
         with pytest.raises(ValueError, match="pass an instance"):
             SeatVectorEnv(2, opponents=cls)

@@ -124,7 +124,7 @@ def test_cold_rows_and_total():
 
 
 def test_head_to_head_plays_the_same_deals_and_renders(tmp_path, capsys):
-    from majiang_env.policies.pretrained import DEFAULT_WEIGHTS
+    from majiang_env.agents.pretrained import DEFAULT_WEIGHTS
     path = tmp_path / "head_to_head.json"
     rows = load("head_to_head").main([str(DEFAULT_WEIGHTS), "--name", "copy", "--deals", "3",
                                       "--write-results", str(path)])
@@ -155,7 +155,7 @@ def test_record_curve_adds_a_variant_beside_the_shipped_run_and_draws_them(tmp_p
     src = tmp_path / "curve.json"
     src.write_text(json.dumps(curve))
     dest = tmp_path / "train_strong.json"
-    shipped = load("results_io").run_record("python -m agents.train_strong --imitate 5",
+    shipped = load("results_io").run_record("python -m majiang_env.training.recipe --imitate 5",
                                             [{"row": "ppo 1", "train_minutes": 5.0, "decisions": 1, "deals": 300,
                                               "points_per_hand": {"mean": 1.0, "ci": [0.0, 2.0]}},
                                              {"row": "final", "checkpoint": "ppo 1", "deals": 4000,
@@ -165,7 +165,7 @@ def test_record_curve_adds_a_variant_beside_the_shipped_run_and_draws_them(tmp_p
     data = json.loads(dest.read_text())
     assert [r.get("variant", "") for r in data["runs"]] == ["", "from scratch"]   # the shipped run's rows are kept
     new = data["runs"][1]
-    assert new["command"] == ("python -m agents.train_strong --imitate 0 --critic state --shaping 0.3 "
+    assert new["command"] == ("python -m majiang_env.training.recipe --imitate 0 --critic state --shaping 0.3 "
                               "--out runs/x")
     assert [r["row"] for r in new["rows"]] == ["start", "ppo 1", "final"] and new["load_average"].startswith("1.5")
     text = load("render_docs").curves({"train_strong": data}, str)

@@ -23,11 +23,11 @@ from feature_reference import deficiency, reference_features
 from helpers import biased_choice, card_places, counts, deal, squares_of, swap_cards
 
 from majiang_env import Game, RuleConfig
+from majiang_env.agents import game_obs, make_policy
 from majiang_env.engine.encodings import FeatureEncoder, observation_space
 from majiang_env.engine.kernel import features as F
 from majiang_env.engine.kernel import observe as O
 from majiang_env.engine.vector import VectorGame, game_seed
-from majiang_env.policies import game_obs, make_policy
 
 # action ids (docs/api.md)
 A_DISCARD, A_ANKAN, A_MINKAN, A_TSUMO, A_DRAW = 0, 36, 72, 108, 110

@@ -411,7 +411,7 @@ def test_bad_inputs_raise():
 def test_trainer_faces_take_float():
     """OpenSpiel's game takes obs_type "float"; SB3VecEnv gives it by default."""
     pytest.importorskip("pyspiel")
-    from majiang_env import openspiel as mos
+    from majiang_env.envs import openspiel as mos
     game = mos.load_game({"hands_per_game": 1}, "float")
     state = game.new_initial_state()
     while state.is_chance_node():
@@ -421,7 +421,7 @@ def test_trainer_faces_take_float():
     assert t.shape == (FLOAT_SIZE,) and in_box(t)
     assert t.tobytes() == state.engine.observe(p, "float").tobytes()
     pytest.importorskip("stable_baselines3")
-    from majiang_env.trainers.sb3 import SB3VecEnv
+    from majiang_env.integrations.sb3 import SB3VecEnv
     venv = SB3VecEnv(4, opponents="random", hands_per_game=1)
     assert venv.observation_space == BOX and venv.get_attr("obs_type") == ["float"] * 4
     assert in_box(venv.reset())

@@ -216,8 +216,8 @@ BASES = [  # rules overrides, seed, policy, legal sets, stop after n decisions (
 
 
 def play_game(kw, seed, policy, stop, auto_forced):
-    from agents import GreedyAgent, game_obs
     from majiang_env import Game, RuleConfig
+    from majiang_env.agents import GreedyAgent, game_obs
     rules = RuleConfig(**kw)
     g = Game(rules=rules, seed=seed, auto_forced=auto_forced)
     rng = random.Random(seed)

@@ -5,8 +5,8 @@ import pytest
 from greedy_reference import RefPolicy
 
 import majiang_env
-from agents import GreedyAgent, RandomAgent, game_obs
 from majiang_env import Game, RuleConfig, selfplay
+from majiang_env.agents import GreedyAgent, RandomAgent, game_obs
 from majiang_env.engine import tables
 from majiang_env.engine.kernel import greedy as KA
 from majiang_env.engine.kernel import layout as L

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from majiang_env import Game, RuleConfig, VectorGame
+from majiang_env.agents import GreedyAgent, game_obs
 from majiang_env.engine import tables
 from majiang_env.engine.game import game_from_state
 from majiang_env.engine.kernel import layout as L
 from majiang_env.engine.kernel.legal import legal as kernel_legal
-from majiang_env.policies import GreedyAgent, game_obs
 
 P5 = 5 ** np.arange(9)
 A_EXCHANGE, SQ = 120, 36

@@ -99,8 +99,8 @@ def test_supersuit_stable_baselines3_vec_env():
 def test_library_policies_play_parallel_env_as_they_are():
     """``{agent: policy(obs[agent])}`` for every live agent: the library's policies answer
     the pass when it is the mask's only legal id, and play the game as in the AEC form."""
-    from majiang_env.policies import GreedyAgent, RandomAgent
-    from majiang_env.policies.pretrained import PretrainedAgent
+    from majiang_env.agents import GreedyAgent, RandomAgent
+    from majiang_env.agents.pretrained import PretrainedAgent
     players = {"player_0": GreedyAgent(0), "player_1": RandomAgent(1), "player_2": PretrainedAgent(2),
                "player_3": GreedyAgent(3)}
     p = majiang_env.parallel_env(hands_per_game=1)

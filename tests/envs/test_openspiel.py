@@ -1,11 +1,11 @@
-"""``python_majiang`` (majiang_env.openspiel): OpenSpiel's own random simulation test under
+"""``python_majiang`` (majiang_env.envs.openspiel): OpenSpiel's own random simulation test under
 the rule variants, the same games as ``Game``, resampling, the parameter boundary; the
-arena's ``act_world`` agents and ``agents.openspiel_agents.ISMCTSAgent``."""
+arena's ``act_world`` agents and ``majiang_env.agents.ismcts.ISMCTSAgent``."""
 import numpy as np
 import pytest
 
 from majiang_env import Game, arena
-from majiang_env.policies import GreedyAgent, game_obs
+from majiang_env.agents import GreedyAgent, game_obs
 
 VARIANTS = [
     {},
@@ -22,7 +22,7 @@ VARIANTS = [
 @pytest.fixture(scope="module")
 def mos():
     pytest.importorskip("pyspiel")
-    import majiang_env.openspiel as mos
+    import majiang_env.envs.openspiel as mos
     return mos
 
 
@@ -204,7 +204,7 @@ def test_state_from_game_keeps_no_seed_of_a_world(mos):
 def test_ismcts_bot_plays_legal_actions(mos):
     from open_spiel.python.algorithms import ismcts
 
-    from agents.openspiel_agents import GreedyRolloutEvaluator
+    from majiang_env.agents.ismcts import GreedyRolloutEvaluator
     game = mos.load_game(one_hand())
     bot = ismcts.ISMCTSBot(game, GreedyRolloutEvaluator(1, 0), 40.0, 8, random_state=np.random.RandomState(0))
     s = play_to(game.new_initial_state(), 8, np.random.default_rng(0))
@@ -245,7 +245,7 @@ def test_arena_act_world_agent_sees_its_seats_view():
 
 
 def test_ismcts_agent_in_the_arena(mos):
-    from agents.openspiel_agents import ISMCTSAgent
+    from majiang_env.agents.ismcts import ISMCTSAgent
     ag = ISMCTSAgent(seed=0, simulations=3)
     res = arena.run([ag, "greedy", "greedy", "greedy"], deals=1, seed=0, rules={"hands_per_game": 1}, baseline=False)
     f = next(f for f in res.figures() if f["agent"] == "ismcts:3")
@@ -257,7 +257,7 @@ def test_ismcts_agent_in_the_arena(mos):
         ISMCTSAgent(simulations=0)
     with pytest.raises(ValueError, match="evaluator"):
         ISMCTSAgent(evaluator="alphazero")
-    import agents
+    from majiang_env import agents
     assert agents.ISMCTSAgent is ISMCTSAgent
 
 
@@ -282,7 +282,7 @@ def test_without_openspiel_the_import_error_names_the_extra():
     import subprocess
     import sys
     code = ("import sys; sys.modules['pyspiel'] = None; sys.modules['open_spiel'] = None\n"
-            "for name in ('majiang_env.openspiel', 'agents.openspiel_agents'):\n"
+            "for name in ('majiang_env.envs.openspiel', 'majiang_env.agents.ismcts'):\n"
             "    try:\n        __import__(name)\n    except ImportError as e:\n        print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout
     assert out.count('pip install "majiang_env[openspiel]"') == 2, out

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import agents
+from majiang_env import agents
 from majiang_env.engine.kernel.observe import OBS_SIZE
 from majiang_env.envs.single_agent import ENV_ID, SingleAgentEnv, make_agent
 

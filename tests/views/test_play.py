@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from majiang_env import policies
 from majiang_env.__main__ import main, parser
+from majiang_env.agents import baselines as policies
 from majiang_env.views.play import INTERRUPTED, agent_names, move_text, play, watch
 
 # action ids (docs/api.md)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from majiang_env import Game
+from majiang_env.agents import game_obs, make_policy
 from majiang_env.engine.rules import action_name, check_lang, kind_name, pattern_name, seat_name
-from majiang_env.policies import game_obs, make_policy
 from majiang_env.views.render import (
     BG,
     CH,

@@ -1,4 +1,4 @@
-"""The greedy baseline policy, compiled: one implementation for ``selfplay`` and ``policies.GreedyAgent``.
+"""The greedy baseline policy, compiled: one implementation for ``selfplay`` and ``majiang_env.agents.GreedyAgent``.
 
 The policy decides from what the acting seat may see: its observation vector
 (``observe.py``, exactly ``Game.observe(seat)``), the legal mask, and a

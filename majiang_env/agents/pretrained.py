@@ -1,9 +1,9 @@
 """The shipped learned policy, run with numpy only: ``PretrainedAgent`` (name ``"pretrained"``).
 
-The network is ``agents.ppo.PolicyNet`` (a trunk MLP over the ``features``
+The network is ``majiang_env.training.ppo.PolicyNet`` (a trunk MLP over the ``features``
 encoding, a head shared by the 36 kinds, a linear head for the other ids),
-trained by ``python -m agents.train_strong`` and exported with
-``agents.ppo.export_numpy`` to an ``.npz`` of float32 arrays. This module
+trained by ``python -m majiang_env.training.recipe`` and exported with
+``majiang_env.training.ppo.export_numpy`` to an ``.npz`` of float32 arrays. This module
 re-implements its forward pass in numpy, so playing against it needs no
 torch; ``tests/arena/test_pretrained.py`` checks that both forwards agree.
 
@@ -33,7 +33,7 @@ from ..engine.checks import as_bool, is_int, show
 from ..engine.encodings import FEAT_SIZE, FeatureEncoder
 from ..engine.kernel.features import NUM_PLANES
 from ..engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS, NUM_KINDS
-from . import split_pass
+from .baselines import split_pass
 
 __all__ = ["NumpyPolicy", "PretrainedAgent", "WeightsError", "check_weights", "DEFAULT_WEIGHTS", "FORMAT"]
 

@@ -1,4 +1,4 @@
-"""majiang_env.trainers.rllib: the MultiAgentEnv contract, and two PPO iterations of
+"""majiang_env.integrations.rllib: the MultiAgentEnv contract, and two PPO iterations of
 examples/rllib_ppo.py on a local Ray.
 
 The training run is a subprocess: its Ray (2 CPUs, one EnvRunner actor, its
@@ -19,11 +19,11 @@ pytest.importorskip("torch")
 
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
+from majiang_env.agents import GreedyAgent  # noqa: E402
 from majiang_env.engine.checks import IllegalActionError  # noqa: E402
 from majiang_env.engine.game import Game  # noqa: E402
 from majiang_env.engine.vector import game_seed  # noqa: E402
-from majiang_env.policies import GreedyAgent  # noqa: E402
-from majiang_env.trainers.rllib import AGENTS, MajiangMultiAgentEnv, MaskedPPOTorchRLModule, logits_fn  # noqa: E402
+from majiang_env.integrations.rllib import AGENTS, MajiangMultiAgentEnv, MaskedPPOTorchRLModule, logits_fn  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

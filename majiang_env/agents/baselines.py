@@ -8,7 +8,7 @@ it is the mask's only legal id (an agent not to act in ``parallel_env()``).
 They decide from that dict alone, so they cannot use hidden information.
 ``"greedy"`` is the compiled policy of ``kernel/greedy.py`` — the same
 function ``selfplay(agents=("greedy", ...))`` runs inside the kernel.
-``"pretrained"`` is the shipped learned policy (``majiang_env.policies.pretrained``,
+``"pretrained"`` is the shipped learned policy (``majiang_env.agents.pretrained``,
 numpy only).
 
 ``SingleAgentEnv(opponents="greedy")``, ``python -m majiang_env`` and the play
@@ -124,7 +124,7 @@ class GreedyAgent:
 
 
 def PretrainedAgent(seed=None, rules=None):
-    """The shipped learned policy (``majiang_env.policies.pretrained.PretrainedAgent``; numpy only)."""
+    """The shipped learned policy (``majiang_env.agents.pretrained.PretrainedAgent``; numpy only)."""
     from .pretrained import PretrainedAgent as _Pretrained
     return _Pretrained(seed, rules=rules)
 

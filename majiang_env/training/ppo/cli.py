@@ -1,4 +1,4 @@
-"""``python -m agents.ppo``: train, then measure the policy in the duplicate-deal arena."""
+"""``python -m majiang_env.training.ppo``: train, then measure the policy in the duplicate-deal arena."""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +24,7 @@ def _ci(r, key="points_ci"):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m agents.ppo",
+    ap = argparse.ArgumentParser(prog="python -m majiang_env.training.ppo",
                                  description="Masked PPO for 馬将, by self-play or against in-kernel opponents "
                                              "(optionally after cloning GreedyAgent), then the policy against "
                                              "three random and three greedy seats in the duplicate-deal arena.")

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from majiang_env.agents import split_pass
 from majiang_env.engine.encodings import FEAT_SIZE, NUM_PLANES, FeatureEncoder
 from majiang_env.engine.kernel.fullstate import (
     SS_SCORES,
@@ -20,7 +21,6 @@ from majiang_env.engine.kernel.fullstate import (
     STATE_SQUARE_LEN,
 )
 from majiang_env.engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS
-from majiang_env.policies import split_pass
 
 from .config import PPOConfig
 
@@ -160,9 +160,9 @@ def save(net, path, config: PPOConfig | None = None, extra=None):
 
 def export_numpy(net, path, extra=None):
     """Write ``net``'s policy (not its value head) as the ``.npz`` that
-    ``majiang_env.policies.pretrained.NumpyPolicy`` runs without torch; ``extra``: a dict of
+    ``majiang_env.agents.pretrained.NumpyPolicy`` runs without torch; ``extra``: a dict of
     strings stored beside it (e.g. how it was trained)."""
-    from majiang_env.policies.pretrained import _KEYS, FORMAT
+    from majiang_env.agents.pretrained import _KEYS, FORMAT
     state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in net.state_dict().items() if k in _KEYS}
     meta = {f"meta_{k}": np.array(str(v)) for k, v in (extra or {}).items()}
     np.savez_compressed(path, format=np.array(FORMAT), **state, **meta)

@@ -1,13 +1,13 @@
 """OpenSpiel's IS-MCTS as an agent of ``majiang_env.arena`` (needs ``pip install "majiang_env[openspiel]"``).
 
     from majiang_env import arena
-    from agents.openspiel_agents import ISMCTSAgent
+    from majiang_env.agents.ismcts import ISMCTSAgent
     res = arena.run([ISMCTSAgent(seed=0, simulations=100), "greedy", "greedy", "greedy"], deals=50,
                     rules={"hands_per_game": 1})
 
 :class:`ISMCTSAgent` runs ``open_spiel.python.algorithms.ismcts.ISMCTSBot``
 (Cowling, Powley and Whitehouse's information set MCTS) on the OpenSpiel game
-``python_majiang`` (``majiang_env.openspiel``). An arena agent with an
+``python_majiang`` (``majiang_env.envs.openspiel``). An arena agent with an
 ``act_world`` method is given, at each of its decisions, a *world*:
 ``Game.sample_hidden(seat, s)`` of the real game: every card the seat cannot
 see redealt from the unseen cards, no deal seed, the history that would tell
@@ -33,15 +33,15 @@ import numpy as np
 try:
     from open_spiel.python.algorithms import ismcts, mcts
 except ImportError as e:
-    raise ImportError("agents.openspiel_agents needs OpenSpiel: pip install \"majiang_env[openspiel]\"") from e
+    raise ImportError("majiang_env.agents.ismcts needs OpenSpiel: pip install \"majiang_env[openspiel]\"") from e
 
-from majiang_env import openspiel as mos
 from majiang_env.engine import tables
 from majiang_env.engine.checks import as_int, as_seat, is_int, show
 from majiang_env.engine.kernel.layout import StateView
 from majiang_env.engine.kernel.players import new_workspace
 from majiang_env.engine.kernel.search import greedy_move, rollout
 from majiang_env.engine.rules import R_AUTO_FORCED, R_HANDS, make_rules
+from majiang_env.envs import openspiel as mos
 
 __all__ = ["ISMCTSAgent", "GreedyRolloutEvaluator"]
 

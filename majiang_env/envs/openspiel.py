@@ -3,7 +3,7 @@
     pip install "majiang_env[openspiel]"        # open-spiel>=2.0.2
 
     import pyspiel
-    import majiang_env.openspiel                # registers "python_majiang"
+    import majiang_env.envs.openspiel                # registers "python_majiang"
     game = pyspiel.load_game("python_majiang", {"hands_per_game": 1})
     state = game.new_initial_state()            # 8 chance nodes draw the deal, then seat 0 acts
 
@@ -84,7 +84,7 @@ empty: the true history would give away the deal. Use OpenSpiel's Python
 ``pyspiel.ISMCTSBot`` cannot reach a Python game's ``resample_from_infostate``
 (with pyspiel 2.0.2 its ``step`` ends the process with a segmentation fault).
 :func:`state_from_game` wraps an existing ``Game`` (e.g. a world an arena agent
-was given) in a state; ``agents.openspiel_agents.ISMCTSAgent`` plays IS-MCTS in
+was given) in a state; ``majiang_env.agents.ismcts.ISMCTSAgent`` plays IS-MCTS in
 ``majiang_env.arena``.
 """
 from __future__ import annotations
@@ -97,15 +97,15 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as e:     # the optional extra
-    raise ImportError("majiang_env.openspiel needs OpenSpiel (the pyspiel module): "
+    raise ImportError("majiang_env.envs.openspiel needs OpenSpiel (the pyspiel module): "
                       "pip install \"majiang_env[openspiel]\"") from e
 
-from .engine.checks import as_seat, show
-from .engine.encodings import OBS_SIZE, check_obs_type, encoded_size, make_encoder
-from .engine.game import Game, game_from_state
-from .engine.kernel import layout as L
-from .engine.records import replay
-from .engine.rules import NUM_ACTIONS, NUM_SEATS, RuleConfig, action_name, make_rules
+from ..engine.checks import as_seat, show
+from ..engine.encodings import OBS_SIZE, check_obs_type, encoded_size, make_encoder
+from ..engine.game import Game, game_from_state
+from ..engine.kernel import layout as L
+from ..engine.records import replay
+from ..engine.rules import NUM_ACTIONS, NUM_SEATS, RuleConfig, action_name, make_rules
 
 __all__ = ["GAME_NAME", "DEAL_BYTES", "MajiangGame", "MajiangState", "load_game", "game_parameters",
            "state_from_game", "seed_actions"]
@@ -273,7 +273,7 @@ class MajiangState(pyspiel.State):
     def __str__(self):
         if self._engine is None:
             return f"deal: {self._dealt} of {DEAL_BYTES} seed bytes drawn, nothing dealt yet"
-        from .views.render import render_ansi
+        from ..views.render import render_ansi
         return render_ansi(self._engine.game)
 
     # ---- planning ------------------------------------------------------------------------------
@@ -369,7 +369,7 @@ class _Observer:
         p = as_seat(player)
         if g is None:
             return f"seat {p}: {state}"
-        from .views.render import render_ansi
+        from ..views.render import render_ansi
         return render_ansi(g, p)
 
 
@@ -388,7 +388,7 @@ class _InfoStateObserver:
 
 def seed_actions(seed: int) -> list:
     """The 8 chance actions that deal ``Game(seed=seed)``: the seed's bytes, least significant first."""
-    from .engine.checks import as_seed
+    from ..engine.checks import as_seed
     seed = as_seed(seed)
     return [(seed >> (8 * i)) & 255 for i in range(DEAL_BYTES)]
 

@@ -1,6 +1,6 @@
 """Where the training data comes from: the games (:class:`_SelfPlay`, :class:`_Versus`),
 the transition buffer :class:`Rollouts` that :func:`collect_rollout` fills with the
-policy's own decisions, and a teacher's decisions for :func:`agents.ppo.imitate`
+policy's own decisions, and a teacher's decisions for :func:`majiang_env.training.ppo.imitate`
 (:class:`_Demonstrations`)."""
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 ```python
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
-from majiang_env.trainers.sb3 import SB3VecEnv
+from majiang_env.integrations.sb3 import SB3VecEnv
 
 venv = VecMonitor(SB3VecEnv(64, opponents="greedy", seat="random"))   # obs_type="float" by default
 model = MaskablePPO("MlpPolicy", venv, seed=0).learn(100_000)
@@ -39,7 +39,7 @@ import numpy as np
 try:
     from stable_baselines3.common.vec_env import VecEnv
 except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError("majiang_env.trainers.sb3 needs stable-baselines3 (and sb3-contrib for MaskablePPO): "
+    raise ImportError("majiang_env.integrations.sb3 needs stable-baselines3 (and sb3-contrib for MaskablePPO): "
                       "pip install 'majiang_env[train]'") from e
 
 from gymnasium.vector import AutoresetMode

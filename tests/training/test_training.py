@@ -1,4 +1,4 @@
-"""agents.ppo: features, credit assignment, a short training run, legality, evaluation, checkpoints;
+"""majiang_env.training.ppo: features, credit assignment, a short training run, legality, evaluation, checkpoints;
 agents.search (the in-kernel search agent's name)."""
 import json
 
@@ -7,12 +7,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import agents  # noqa: E402
-from agents import ppo  # noqa: E402
-from agents.ppo import cli, update  # noqa: E402
-from majiang_env import Game, arena  # noqa: E402
+from majiang_env import (  # noqa: E402
+    Game,
+    agents,  # noqa: E402
+    arena,
+)
 from majiang_env.engine.rules import NUM_ACTIONS  # noqa: E402
 from majiang_env.engine.vector import VectorGame, parse_agent  # noqa: E402
+from majiang_env.training import ppo  # noqa: E402
+from majiang_env.training.ppo import cli, update  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -289,8 +292,8 @@ def test_a_minibatch_in_pieces_takes_the_step_of_the_whole(monkeypatch):
 
 @pytest.mark.parametrize("opponents", ["self", "greedy"])
 def test_privileged_critic_reads_the_full_state_and_the_policy_only_the_observation(tmp_path, opponents):
+    from majiang_env.agents.pretrained import _KEYS
     from majiang_env.engine.kernel.fullstate import STATE_SIZE, rotate_seats
-    from majiang_env.policies.pretrained import _KEYS
     cfg = ppo.PPOConfig(num_envs=8, rollout=64, hidden=32, minibatch=256, epochs=1, threads=1,
                         opponents=opponents, critic="state")
     trainer = update.Trainer(cfg)
@@ -344,7 +347,7 @@ def test_shaping_potential_is_minus_k_times_the_deficiency_of_each_decision():
 def test_train_strong_settings_and_method_names():
     from argparse import Namespace
 
-    from agents import train_strong
+    from majiang_env.training import recipe as train_strong
     base = dict(lr=None, ent_coef=None, num_envs=None, epochs=None, minibatch=None, critic="observation")
     cloned = train_strong._settings(Namespace(imitate=5.0, **base))
     scratch = train_strong._settings(Namespace(imitate=0.0, **base))

@@ -2,10 +2,10 @@
 
 Needs the ``train`` extra (``pip install torch==2.13.0 && pip install -e ".[train]"``).
 
-    python -m agents.ppo --quick                       # smoke run: ~15 s of training
-    python -m agents.ppo                               # 8 min of self-play, then evaluations
-    python -m agents.ppo --opponents greedy --imitate 3 --minutes 30   # clone greedy, then PPO vs 3 greedy
-    python -m agents.ppo --minutes 10 --out ppo.pt --json result.json
+    python -m majiang_env.training.ppo --quick                       # smoke run: ~15 s of training
+    python -m majiang_env.training.ppo                               # 8 min of self-play, then evaluations
+    python -m majiang_env.training.ppo --opponents greedy --imitate 3 --minutes 30  # clone, then PPO
+    python -m majiang_env.training.ppo --minutes 10 --out ppo.pt --json result.json
 
 How it trains
 -------------
@@ -54,7 +54,7 @@ Modules: ``config`` (:class:`PPOConfig`, threads, precision, allocator),
 ``network`` (:class:`PolicyNet`, :class:`PPOAgent`, checkpoints), ``rollout``
 (games, the transition buffer, imitation data), ``update`` (GAE, the PPO step,
 :class:`Trainer`, :func:`train`, :func:`imitate`), ``evaluation`` and ``cli``
-(``python -m agents.ppo``).
+(``python -m majiang_env.training.ppo``).
 """
 from .cli import main
 from .config import PPOConfig, keep_freed_memory, matmul_dtype

@@ -263,7 +263,7 @@ def train(config: PPOConfig | None = None, seconds: float | None = 300.0, update
     processes slow training down), and every ``eval_every`` updates
     ``eval_points_per_hand``, ``eval_points_ci`` (its 95% interval over deals) and
     ``eval_win_rate``: the policy (argmax) in the duplicate-deal arena against
-    three ``eval_opponent`` seats (:func:`agents.ppo.evaluate`, at least
+    three ``eval_opponent`` seats (:func:`majiang_env.training.ppo.evaluate`, at least
     ``eval_hands`` of its hands, the same deals every time: ``seed=EVAL_SEED``;
     the time it takes is not counted in ``seconds``). ``log(record)`` is called
     after each update (``"print"``: one line each; None: quiet).

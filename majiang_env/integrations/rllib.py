@@ -2,7 +2,7 @@
 
 ```python
 import ray
-from majiang_env.trainers.rllib import ppo_config
+from majiang_env.integrations.rllib import ppo_config
 
 ray.init()
 algo = ppo_config(num_env_runners=2).build_algo()
@@ -74,7 +74,7 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError(f"majiang_env.trainers.rllib needs RLlib and torch: "
+    raise ImportError(f"majiang_env.integrations.rllib needs RLlib and torch: "
                       f"pip install 'majiang_env[rllib,train]' ({e})") from e
 
 from ..engine.checks import ActionSpaceError, ResetNeededError, action_id, as_finite, as_int, show

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from majiang_env import arena
+from majiang_env.agents import make_policy
 from majiang_env.engine.rules import make_rules
 from majiang_env.engine.vector import AGENTS
-from majiang_env.policies import make_policy
 
 from .network import PolicyNet, PPOAgent
 

@@ -1,4 +1,4 @@
-"""majiang_env.trainers.sb3: SB3's VecEnv contract over SeatVectorEnv, and MaskablePPO training on it."""
+"""majiang_env.integrations.sb3: SB3's VecEnv contract over SeatVectorEnv, and MaskablePPO training on it."""
 import importlib
 import sys
 
@@ -18,7 +18,7 @@ from stable_baselines3.common.vec_env import VecCheckNan, VecEnvWrapper, VecMoni
 from majiang_env.engine.encodings import FEAT_SIZE  # noqa: E402
 from majiang_env.envs.seat_vector import SeatVectorEnv  # noqa: E402
 from majiang_env.envs.single_agent import SingleAgentEnv  # noqa: E402
-from majiang_env.trainers.sb3 import SB3VecEnv  # noqa: E402
+from majiang_env.integrations.sb3 import SB3VecEnv  # noqa: E402
 
 NUM_ACTIONS = 156   # action ids 0-155 (docs/api.md)
 
@@ -165,6 +165,6 @@ def test_import_error_without_stable_baselines3(monkeypatch):
     for name in [m for m in sys.modules if m == "stable_baselines3" or m.startswith("stable_baselines3.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "stable_baselines3", None)
-    monkeypatch.delitem(sys.modules, "majiang_env.trainers.sb3")
+    monkeypatch.delitem(sys.modules, "majiang_env.integrations.sb3")
     with pytest.raises(ImportError, match=r"majiang_env\[train\]"):
-        importlib.import_module("majiang_env.trainers.sb3")
+        importlib.import_module("majiang_env.integrations.sb3")

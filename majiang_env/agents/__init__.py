@@ -10,8 +10,8 @@ agent                what it is                                 runs in  by name
                      action only on clear evidence              only     ``search(samples=32)`` is
                      (``engine/kernel/search.py``)                       ``"search:samples=32"``
 ``PretrainedAgent``  the shipped learned policy (trained by     numpy    ``"pretrained"``
-                     ``agents.train_strong``)
-``ppo.PPOAgent``     a network of ``agents.ppo`` as an agent    torch    none: pass the object
+                     ``majiang_env.training.recipe``)
+``ppo.PPOAgent``     a network of ``majiang_env.training.ppo`` as an agent    torch    none: pass the object
 ``ISMCTSAgent``      OpenSpiel's IS-MCTS over sampled worlds    pyspiel  none: pass the object
                      (``agents/openspiel_agents.py``)
 ===================  =========================================  =======  =============================
@@ -27,23 +27,23 @@ Where a name works:
   that pair. ``"random"`` and ``"greedy"`` in the kernel are the same policies as
   the classes here, on the kernel's random streams.
 - **Python** names (``"random"``, ``"greedy"``, ``"pretrained"``;
-  ``majiang_env.policies.POLICIES``): ``SingleAgentEnv(opponents=...)``,
+  ``majiang_env.agents.POLICIES``): ``SingleAgentEnv(opponents=...)``,
   ``python -m majiang_env --agents`` and the play mode.
 
 A Python agent is a callable ``agent(obs) -> action`` over the observation dict
 ``{"observation": int16[436], "action_mask": int8[156]}`` of the seat to act and
 returns a legal action id; with a bare ``Game``, build the dict with
 :func:`game_obs`. ``RandomAgent`` and ``GreedyAgent`` are
-``majiang_env.policies``'s classes: the library resolves the names itself and
+``majiang_env.agents``'s classes: the library resolves the names itself and
 never imports this package.
 
-Training (needs torch): ``agents.ppo`` (masked PPO, ``python -m agents.ppo``) and
-``agents.train_strong`` (the recipe of the shipped policy). Agents are compared in
+Training (needs torch): ``majiang_env.training.ppo`` (masked PPO, ``python -m majiang_env.training.ppo``) and
+``majiang_env.training.recipe`` (the recipe of the shipped policy). Agents are compared in
 the duplicate-deal arena, ``majiang_env.arena``.
 """
-from majiang_env.engine.vector import parse_agent
-from majiang_env.policies import GreedyAgent, RandomAgent, game_obs
-from majiang_env.policies.pretrained import PretrainedAgent
+from ..engine.vector import parse_agent
+from .baselines import POLICIES, GreedyAgent, RandomAgent, check_observation, game_obs, make_policy, split_pass  # noqa: F401
+from .pretrained import PretrainedAgent
 
 __all__ = ["RandomAgent", "GreedyAgent", "PretrainedAgent", "game_obs", "search"]
 _OPENSPIEL = ("ISMCTSAgent", "GreedyRolloutEvaluator")   # need OpenSpiel: imported on first use
@@ -51,8 +51,8 @@ _OPENSPIEL = ("ISMCTSAgent", "GreedyRolloutEvaluator")   # need OpenSpiel: impor
 
 def __getattr__(name):
     if name in _OPENSPIEL:
-        from . import openspiel_agents
-        return getattr(openspiel_agents, name)
+        from . import ismcts
+        return getattr(ismcts, name)
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 

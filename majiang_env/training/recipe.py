@@ -1,27 +1,27 @@
 """Train a network policy against GreedyAgent, in one command, with a learning curve.
 
-    python -m agents.train_strong                       # 60 min on 2 cores, then the final arena run
-    python -m agents.train_strong --minutes 5 --final-deals 300 --out runs/quick
-    python -m agents.train_strong --imitate 0 --shaping 0.3 --out runs/scratch      # from random weights
-    python -m agents.train_strong --imitate 5 --critic state --out runs/clone_state   # privileged critic
+    python -m majiang_env.training.recipe                       # 60 min on 2 cores, then the final arena run
+    python -m majiang_env.training.recipe --minutes 5 --final-deals 300 --out runs/quick
+    python -m majiang_env.training.recipe --imitate 0 --shaping 0.3 --out runs/scratch      # from random weights
+    python -m majiang_env.training.recipe --imitate 5 --critic state --out runs/clone_state   # privileged critic
 
 Method (cloning, then PPO against the heuristic it must beat):
 
-1. **Clone** the in-kernel greedy policy (:func:`agents.ppo.imitate`), unless
+1. **Clone** the in-kernel greedy policy (:func:`majiang_env.training.ppo.imitate`), unless
    ``--imitate 0``: greedy plays all four seats of
    ``VectorGame(obs_type="features")`` games and the network learns its
    decisions by masked cross-entropy. Labels cost almost nothing (the kernel
    decides them), and the features carry the per-action deficiency block
    greedy decides by, so the network gets close to greedy fast.
-2. **PPO against three greedy seats** (:class:`agents.ppo.Trainer`,
+2. **PPO against three greedy seats** (:class:`majiang_env.training.ppo.Trainer`,
    ``opponents="greedy"``): the network plays one seat (drawn per game) of a
    ``SeatVectorEnv``; the greedy seats are played inside the kernel and the
    learner's actions are sampled in the kernel. Reward: the learner's points
    per hand, ``point_scale`` scaled; ``--shaping K`` adds potential-based
    shaping with the potential -K x the deficiency of the hand
-   (:func:`agents.ppo.compute_advantages`; it leaves the best policy
+   (:func:`majiang_env.training.ppo.compute_advantages`; it leaves the best policy
    unchanged). ``--critic state``: the value is a privileged critic that also
-   reads every seat's cards (:class:`agents.ppo.StateCritic`); the policy reads
+   reads every seat's cards (:class:`majiang_env.training.ppo.StateCritic`); the policy reads
    its observation alone. The PPO settings differ after cloning and from random
    weights (:func:`_settings`); ``--lr`` and the like override them.
 3. **Learning curve**: every ``--eval-every`` minutes of training, the current
@@ -37,7 +37,7 @@ Writes to ``--out``: ``curve.json`` (every curve point, the training history,
 the final arena result, wall times, machine load), ``curve.png`` (points per
 hand against greedy over training time, with the intervals; needs
 matplotlib), ``best.pt`` (torch checkpoint) and ``pretrained.npz`` (the policy
-for ``majiang_env.policies.pretrained``, runs with numpy only).
+for ``majiang_env.agents.pretrained``, runs with numpy only).
 """
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def _plot(curve, final, path):
 def _method(args):
     start = "clone greedy, then PPO" if args.imitate > 0 else "PPO from random weights"
     critic = ", privileged critic" if args.critic == "state" else ""
-    return f"{start} vs 3 greedy{critic} (agents.train_strong)"
+    return f"{start} vs 3 greedy{critic} (majiang_env.training.recipe)"
 
 
 def _settings(args):
@@ -120,8 +120,8 @@ def _settings(args):
 
 
 def parser():
-    """The command line of ``python -m agents.train_strong`` (its defaults name a run's settings)."""
-    ap = argparse.ArgumentParser(prog="python -m agents.train_strong", description=__doc__.split("\n\n")[0])
+    """The command line of ``python -m majiang_env.training.recipe`` (its defaults name a run's settings)."""
+    ap = argparse.ArgumentParser(prog="python -m majiang_env.training.recipe", description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=60.0, help="training wall time, curve evaluations included")
     ap.add_argument("--imitate", type=float, default=8.0, metavar="MINUTES", help="cloning time (part of --minutes)")
     ap.add_argument("--eval-every", type=float, default=6.0, metavar="MINUTES")
