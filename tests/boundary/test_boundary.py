@@ -1,4 +1,4 @@
-"""Regression tests for the holes of issue 12: each failed on the main of 2026-12-04.
+"""Regression tests for boundary holes found by review: each failed before its fix.
 
 The broad fuzz tests are in test_fuzz_boundary.py and test_fuzz_records.py;
 these pin the exact cases the issue names.
@@ -40,7 +40,7 @@ def test_observe_rejects_bad_seats(seat):
 
 
 def test_observe_minus_one_does_not_read_seat_3():
-    """The leak of issue 12: observe(-1) returned seat 3's concealed-hand bitmask."""
+    """A past leak: observe(-1) returned seat 3's concealed-hand bitmask."""
     code = ("from majiang_env import Game\n"
             "g = Game(seed=1)\n"
             "for s in (-1, 100000, -100000, 2**31, 2**63):\n"

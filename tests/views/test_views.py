@@ -1,4 +1,4 @@
-"""Views for people (issue 14): English / Japanese names, the ansi legend, hand results
+"""Views for people: English / Japanese names, the ansi legend, hand results
 (the no-winner line), the rgb picture's digits, and an HTML view readable without CJK fonts."""
 import random
 import re
