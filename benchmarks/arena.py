@@ -4,12 +4,13 @@
     python benchmarks/arena.py --agents mymodule:make_agent greedy greedy greedy --deals 4000 --json out.json
     python benchmarks/arena.py --agents search:samples=32,budget=none greedy greedy greedy --deals 100
 
-``--agents``: 4 agents, one per lineup position; each an in-kernel name
-(``random``, ``greedy``, ``search``: ``majiang_env.engine.vector.AGENTS``), optionally
-with parameters as ``name:key=value,...`` (``kernel.players.AGENT_PARAMS``;
-``none`` for no cap), or ``module:attr`` for a Python agent (a class or
-factory called as ``attr(seed)``, or ``attr(seed, rules=rules)`` when it takes
-``rules``, or an agent object; e.g. ``majiang_env.agents:GreedyAgent``).
+``--agents``: 4 agents, one per lineup position; each an agent spec of the
+registry (``majiang_env.agents``): a name (``random``, ``greedy``, ``search``,
+``pretrained``, ...), optionally with parameters as ``name:key=value,...``
+(``none`` for no cap), a weights file, or ``module:attr`` for a Python agent (a
+class or factory called as ``attr(seed)``, or ``attr(seed, rules=rules)`` when
+it takes ``rules``, or an agent object; e.g. ``majiang_env.agents:GreedyAgent``).
+``python -m majiang_env arena`` is the installed command for the common case.
 The same name twice is one agent; ``--names`` renames them (4 names; equal names
 mark one agent). Every deal is played in the 4 rotations of the lineup
 (``--permutations``: all 24 orders), and, unless ``--no-baseline``, once more
@@ -56,7 +57,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", nargs=4, required=True, metavar="AGENT",
-                    help="4 agents: in-kernel names (name:key=value,... for parameters) or module:factory")
+                    help="4 agent specs (names, name:key=value,... for parameters, weights files, module:factory)")
     ap.add_argument("--names", nargs=4, default=None, metavar="NAME", help="display names (equal = one agent)")
     ap.add_argument("--deals", type=int, default=1000, help="deals (game seeds) to play (default 1000)")
     ap.add_argument("--seed", type=int, default=0, help="run seed: deal d is game_seed(seed, d) (default 0)")
@@ -73,12 +74,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         rules = make_rules(_rules_json(args.rules))
-        # one agent per distinct name ("m:f m:f greedy greedy" is two agents), seeded by its first position
-        made = {}
-        for i, a in enumerate(args.agents):
-            if a not in made:
-                made[a] = arena.load_agent(a, seed=args.seed + i, rules=rules)
-        agents = [made[a] for a in args.agents]
+        # agent specs of the registry: one agent per distinct spec ("m:f m:f greedy greedy" is two
+        # agents); the arena builds each Python agent once, seeded by its first lineup position
+        agents = list(args.agents)
         threads = args.threads or None
         # compile / load the kernel outside the clock (64 slots: the parallel step too, when threads > 1)
         arena.run(["greedy", "random"] * 2, 64, seed=0, rules=rules, baseline=False, num_envs=64, num_threads=threads)

@@ -31,7 +31,8 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import results_io  # noqa: E402
 
 from majiang_env import arena  # noqa: E402
-from majiang_env.agents.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
+from majiang_env.agents import resolve  # noqa: E402
+from majiang_env.agents.pretrained import DEFAULT_WEIGHTS  # noqa: E402
 
 # (name, spec, share of the deals: 1 = --deals; "search" = --search-deals, "search/2" half of it)
 ROWS = [("random", "random", 1), ("greedy", "greedy", 1), ("search", "search", "search"),
@@ -39,9 +40,8 @@ ROWS = [("random", "random", 1), ("greedy", "greedy", 1), ("search", "search", "
 
 
 def _agent(spec, seed):
-    if spec.endswith(".npz"):
-        return PretrainedAgent(seed, path=spec)
-    return arena.load_agent(spec, seed=seed)
+    """The resolved agent spec (ValueError naming a bad one before any row plays)."""
+    return resolve(spec, f"agent {spec!r}")
 
 
 def row(name, agent, spec, deals, seed, threads):
@@ -55,19 +55,7 @@ def row(name, agent, spec, deals, seed, threads):
             "ms_per_decision": 1000 * f["seconds_per_decision"], "seconds": round(res.seconds, 1)}
 
 
-def table(rows) -> str:
-    def ci(d, scale=1.0, sign=True):
-        fmt = "{:+.2f}" if sign else "{:.1f}"
-        if d["ci"] is None:
-            return f"{fmt.format(d['mean'] * scale)} [one deal: no interval]"
-        return f"{fmt.format(d['mean'] * scale)} [{fmt.format(d['ci'][0] * scale)}, {fmt.format(d['ci'][1] * scale)}]"
-    lines = ["| agent (vs 3 greedy) | deals x 4 | points/hand [95% CI] | win % [95% CI] | "
-             "deal-in % [95% CI] | ms/decision |", "|---|---|---|---|---|---|"]
-    for r in sorted(rows, key=lambda r: -r["points_per_hand"]["mean"]):
-        lines.append(f"| {r['agent']} | {r['deals']:,} | {ci(r['points_per_hand'])} | "
-                     f"{ci(r['win_rate'], 100, False)} | {ci(r['deal_in_rate'], 100, False)} | "
-                     f"{r['ms_per_decision']:.3f} |")
-    return "\n".join(lines)
+table = arena.ladder_table
 
 
 def main(argv=None):

@@ -10,10 +10,14 @@ the submodule a name lives in is not part of the contract (docs/api.md).
   (PettingZoo; the env card is ``help(majiang_env.majiang_v2)``),
   ``SingleAgentEnv`` (Gymnasium, one seat), ``SeatVectorEnv`` (Gymnasium vector
   env, one learning seat per game, opponents in the kernel);
+* the agent registry: ``make_agent``, ``register_agent``, ``agent_names``,
+  ``parse_agent`` / ``format_agent`` (the one text grammar), ``Batched``
+  (``majiang_env.agents`` lists every agent);
 * the error types.
 
 Names are loaded on first use, so ``import majiang_env`` stays cheap.
-``python -m majiang_env`` watches a game; ``python -m majiang_env play`` plays one.
+``python -m majiang_env --help`` lists the command line (watch, play, arena,
+ladder, train, bench, compile).
 
 Two effects of importing the package, both documented in docs/guide.md:
 
@@ -52,7 +56,13 @@ _PUBLIC = {
     "parallel_env": "majiang_env.envs.pettingzoo",
     "SingleAgentEnv": "majiang_env.envs.single_agent",
     "SeatVectorEnv": "majiang_env.envs.seat_vector",
-    "AgentError": "majiang_env.arena",
+    "AgentError": "majiang_env.engine.registry",
+    "Batched": "majiang_env.engine.registry",
+    "agent_names": "majiang_env.engine.registry",
+    "format_agent": "majiang_env.engine.registry",
+    "make_agent": "majiang_env.engine.registry",
+    "parse_agent": "majiang_env.engine.registry",
+    "register_agent": "majiang_env.engine.registry",
 }
 __all__ = sorted(_PUBLIC) + ["majiang_v2", "__version__"]
 

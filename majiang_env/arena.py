@@ -9,20 +9,15 @@ orders. Seatings that put the same agent in the same seats are one game
 (a lineup ``[cand, greedy, greedy, greedy]`` has 4 seatings either way), so
 each agent sits in every seat equally often on every deal.
 
-Agents (4 entries, one per lineup position; the same name or the same object
-twice is one agent):
-
-==========================  ====================================================
-a name in ``vector.AGENTS``  in-kernel agent (``"random"``, ``"greedy"``, ...), run
-                             by ``VectorGame.policy_actions`` for its rows; or a
-                             pair ``("search", {"samples": 32})`` with parameters
-an object with ``act_batch`` batched: ``act_batch(obs int16 (n, 436), mask int8
-                             (n, 156)) -> integer actions (n,)``; :class:`Batched`
-                             turns a function ``f(obs, mask)`` into one
-any other callable           per observation: ``agent({"observation": int16[436],
-                             "action_mask": int8[156]}) -> action``
-an object with ``act_world`` per decision: ``act_world(world, seat) -> action``, ``world`` from ``Game.sample_hidden``
-==========================  ====================================================
+Agents: 4 agent specs, one per lineup position, anything the registry takes
+(``majiang_env.agents``: a registered name such as ``"greedy"`` or
+``"pretrained"``, text with parameters ``"search:samples=32"``, a pair, a
+weights file, ``"module:factory"``, an agent object or a class); the same spec
+or the same object twice is one agent. In-kernel agents are run by
+``VectorGame.policy_actions`` for their rows; a Python agent is built once
+(seeded from the run's ``seed``) and called batched, ``act_batch(obs int16 (n,
+436), mask int8 (n, 156)) -> integer actions (n,)``; a planner's
+``act_world(world, seat)`` once per decision, ``world`` from ``Game.sample_hidden``.
 
 Every step, the rows of all games in flight are grouped by the agent to act,
 and each agent is called once (batched, in-kernel: once per seating) for its
@@ -61,8 +56,6 @@ deal before that step:
 """
 from __future__ import annotations
 
-import importlib
-import inspect
 import itertools
 import json
 import math
@@ -72,36 +65,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import vector
-from .engine.checks import as_bool, as_int, as_seed, is_int, show
-from .engine.rules import A_RON, A_TSUMO, NUM_ACTIONS, make_rules
+from .engine.checks import as_bool, as_int, as_seed, show
+from .engine.registry import BATCHED, KERNEL, AgentError, AgentRef, Batched, resolve
+from .engine.rules import A_RON, A_TSUMO, make_rules
+from .engine.runner import Encoders, python_actions, world_action
 from .engine.vector import VectorGame, game_seed
 
-__all__ = ["AgentError", "ArenaResult", "Batched", "load_agent", "mean_ci", "run", "seatings", "t_quantile"]
+__all__ = ["AgentError", "ArenaResult", "Batched", "ladder", "ladder_table", "mean_ci", "run", "seatings", "t_quantile"]
 
 NUM_SEATS = 4
 MAX_DEFAULT_ENVS = 512       # default slots per seating ...
 DEFAULT_IN_FLIGHT = 2048     # ... and in all (24 orders + a baseline: 81 per seating)
-
-
-class AgentError(ValueError):
-    """An agent answered with something that is not a legal action (names the agent,
-    the deal, the seat and the legal ids)."""
-
-
-class Batched:
-    """Marks ``fn(obs (n, 436), mask (n, 156)) -> actions (n,)`` as a batched agent."""
-
-    def __init__(self, fn, name: str | None = None):
-        if not callable(fn):
-            raise ValueError(f"Batched needs a callable fn(obs, mask), got {show(fn, 80)}")
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", type(fn).__name__)
-
-    def act_batch(self, obs, mask):
-        return self.fn(obs, mask)
-
-    def __repr__(self):
-        return f"Batched({self.name})"
 
 
 # ---- statistics ----------------------------------------------------------------
@@ -142,82 +116,46 @@ def mean_ci(x, bounds=None) -> dict:
 
 
 # ---- agents ----------------------------------------------------------------------
-KERNEL, BATCHED, SINGLE, WORLD = "in-kernel", "batched", "per-observation", "world"
-
-
 @dataclass
 class _Agent:
     name: str
-    spec: object
-    kind: str
+    ref: AgentRef
+    built: object           # the Python form (None: in-kernel)
     seats: int = 0          # lineup positions it holds
     decisions: int = 0
     seconds: float = 0.0
 
-
-def _kind(spec, where: str) -> str:
-    if isinstance(spec, str) and spec not in vector.AGENTS:
-        raise ValueError(f"{where}: {show(spec)} is not an in-kernel agent; known names: {sorted(vector.AGENTS)} "
-                         "(a Python agent is passed as an object; arena.load_agent('module:factory') "
-                         "makes one from a name)")
-    if isinstance(spec, (str, tuple)):
-        vector.agent_spec(spec, where)          # a name, or a pair (name, parameters dict)
-        return KERNEL
-    if callable(getattr(spec, "act_world", None)) or callable(getattr(spec, "act_batch", None)):
-        return WORLD if callable(getattr(spec, "act_world", None)) else BATCHED
-    if callable(spec) and not isinstance(spec, type):
-        return SINGLE
-    raise ValueError(f"{where}: an agent must be an in-kernel name {sorted(vector.AGENTS)}, an object with "
-                     f"act_batch(obs, mask), or a callable agent(obs_dict) -> action; got {show(spec, 100)} "
-                     f"({type(spec).__name__})" + (" (a class: pass an instance)" if isinstance(spec, type) else ""))
+    @property
+    def kind(self) -> str:
+        return self.ref.kind
 
 
-def _default_name(spec) -> str:
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, tuple):                 # ("search", {"samples": 32}) -> "search:samples=32"
-        opts = ",".join(f"{k}={'none' if v is None else v}" for k, v in spec[1].items())
-        return f"{spec[0]}:{opts}" if opts else spec[0]
-    name = getattr(spec, "name", None)
-    if isinstance(name, str) and name:
-        return name
-    return getattr(spec, "__name__", None) or type(spec).__name__
-
-
-def _same(a, b) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, (str, tuple)) and isinstance(b, (str, tuple)):   # in-kernel: same code, same parameters
-        (ca, va), (cb, vb) = vector.agent_spec(a), vector.agent_spec(b)
-        return ca == cb and np.array_equal(va, vb)
-    return False
-
-
-def _agents(agents, names):
+def _agents(agents, names, seed, rules):
     """(distinct agents, lineup: agent index per lineup position)."""
     if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)) or len(agents) != NUM_SEATS:
         raise ValueError(f"agents must be a list of {NUM_SEATS} agent specs, one per lineup position "
                          f"(e.g. [cand, 'greedy', 'greedy', 'greedy']), got {show(agents, 200)}")
-    kinds = [_kind(s, f"agents[{i}]") for i, s in enumerate(agents)]
+    refs = [resolve(s, f"agents[{i}]") for i, s in enumerate(agents)]
     if names is not None:
         if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)) or len(names) != NUM_SEATS \
                 or any(not isinstance(n, str) or not n for n in names):
             raise ValueError(f"names must be a list of {NUM_SEATS} non-empty strings, one per lineup position, "
                              f"got {show(names, 200)}")
     out, lineup = [], []
-    for i, spec in enumerate(agents):
+    for i, ref in enumerate(refs):
         if names is not None:
             j = next((j for j, a in enumerate(out) if a.name == names[i]), None)
-            if j is not None and not _same(out[j].spec, spec):
+            if j is not None and not out[j].ref.same(ref):
                 raise ValueError(f"names[{i}] = {show(names[i])} names two different agents "
-                                 f"({show(out[j].spec, 60)} and {show(spec, 60)})")
+                                 f"({show(out[j].ref.name, 60)} and {show(ref.name, 60)})")
         else:
-            j = next((j for j, a in enumerate(out) if _same(a.spec, spec)), None)
+            j = next((j for j, a in enumerate(out) if a.ref.same(ref)), None)
         if j is None:
-            name = names[i] if names is not None else _default_name(spec)
+            name = names[i] if names is not None else ref.name
             if names is None and any(a.name == name for a in out):
                 name = f"{name}#{sum(a.name.split('#')[0] == name for a in out) + 1}"
-            out.append(_Agent(name, spec, kinds[i]))
+            built = None if ref.kind == KERNEL else ref.build((seed + i) % 2 ** 64, rules)
+            out.append(_Agent(name, ref, built))
             j = len(out) - 1
         out[j].seats += 1
         lineup.append(j)
@@ -237,39 +175,6 @@ def seatings(lineup, permutations: bool = False) -> list:
     else:
         orders = [tuple(lineup[(s - r) % NUM_SEATS] for s in range(NUM_SEATS)) for r in range(NUM_SEATS)]
     return list(dict.fromkeys(orders))
-
-
-def load_agent(spec: str, seed=None, rules=None):
-    """An agent spec from a command-line name: an in-kernel name stays a name, and
-    ``"search:samples=32,budget=none"`` is the in-kernel agent with those parameters
-    (``vector.parse_agent``);
-    ``"module:attr"`` imports ``attr``: a class or function is a factory, called as
-    ``attr(seed)`` (``attr(seed, rules=rules)`` when it takes ``rules``), any other
-    object is the agent itself. E.g. ``"majiang_env.agents:GreedyAgent"``."""
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"an agent name must be a non-empty string, got {show(spec)}")
-    mod, colon, attr = spec.partition(":")
-    if mod in vector.AGENTS:
-        return vector.parse_agent(spec)
-    if not colon:
-        raise ValueError(f"unknown agent {show(spec)}: in-kernel agents are {sorted(vector.AGENTS)}; "
-                         "a Python agent is named module:factory")
-    try:
-        obj = importlib.import_module(mod)
-    except (ImportError, TypeError, ValueError) as e:   # also relative ("..") and empty module names
-        raise ValueError(f"agent {show(spec)}: cannot import module {show(mod)} ({e})") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"agent {show(spec)}: module {show(mod)} has no attribute {show(attr)}")
-        obj = getattr(obj, part)
-    if inspect.isclass(obj) or inspect.isfunction(obj):
-        try:
-            takes_rules = "rules" in inspect.signature(obj).parameters
-        except (TypeError, ValueError):
-            takes_rules = False
-        obj = obj(seed, rules=rules) if takes_rules else obj(seed)
-    _kind(obj, f"agent {show(spec)}")
-    return obj
 
 
 # ---- the result ------------------------------------------------------------------
@@ -410,13 +315,13 @@ def run(agents, deals: int = 1000, *, seed: int = 0, permutations: bool = False,
     thread is steadier; None: numba's setting).
     ``progress``: a tqdm bar if tqdm is installed.
     """
-    agent_list, lineup = _agents(agents, names)
-    deals = as_int("deals", deals, 1, 10 ** 9)
     seed = as_seed(seed)
+    rules = make_rules(rules)
+    agent_list, lineup = _agents(agents, names, seed, rules)
+    deals = as_int("deals", deals, 1, 10 ** 9)
     permutations = as_bool("permutations", permutations)
     baseline = as_bool("baseline", baseline)
     progress = as_bool("progress", progress)
-    rules = make_rules(rules)
     if num_envs is not None:
         num_envs = as_int("num_envs", num_envs, 1, vector.MAX_ENVS)
     names_ = [a.name for a in agent_list]
@@ -453,53 +358,22 @@ def run(agents, deals: int = 1000, *, seed: int = 0, permutations: bool = False,
         agent_decisions=[a.decisions for a in agent_list], agent_seconds=[a.seconds for a in agent_list])
 
 
-def _illegal(agent, act, rows, vgs, ks, gis, players, what):
-    i = int(np.flatnonzero(~act)[0])
-    k, r = ks[i], rows[i]
-    mask = vgs[k].mask[r]
-    return AgentError(f"agent {show(agent.name)} ({agent.kind}) chose {what(i)}, not a legal action, in deal "
-                      f"{int(gis[k][r])} (seating {k}, seat {int(players[k][r])}); legal ids "
-                      f"{np.flatnonzero(mask).tolist()}")
-
-
-def _as_actions(out, n, agent):
-    try:
-        a = np.asarray(out) if not isinstance(out, np.ndarray) else out
-    except (ValueError, TypeError, OverflowError):   # ragged or mixed nests
-        a = None
-    if a is None or a.shape != (n,) or a.dtype.kind not in "iu":
-        raise AgentError(f"agent {show(agent.name)}: act_batch must return integer actions of shape ({n},), got "
-                         + (f"{a.dtype} {a.shape}" if a is not None else f"a ragged {type(out).__name__}"))
-    return a.astype(np.int64)
-
-
-def _guarded(agent, fn, *args):
-    """``fn(*args)``; an exception from it gets a note naming the agent."""
-    try:
-        return fn(*args)
-    except Exception as e:
-        if hasattr(e, "add_note"):
-            e.add_note(f"(raised by arena agent {show(agent.name)}, {agent.kind})")
-        raise
-
-
-def _call(agent, groups, vgs, acts, gis, players):
-    """Fill acts[k][rows] for every (k, rows) of ``groups`` with ``agent``'s actions."""
+def _call(agent, groups, vgs, acts, gis, players, encoders):
+    """Fill acts[k][rows] for every (k, rows) of ``groups`` with ``agent``'s actions
+    (checked: ``runner``'s functions raise AgentError naming the deal and seat)."""
     t = time.perf_counter()
     n = sum(r.size for _, r in groups)
     if agent.kind == KERNEL:
         for k, rows in groups:
-            acts[k][rows] = vgs[k].policy_actions(agent.spec, rows)
+            acts[k][rows] = vgs[k].policy_actions(agent.ref, rows)
     elif agent.kind == BATCHED:
-        obs = np.concatenate([vgs[k].obs[rows] for k, rows in groups])
+        obs = np.concatenate([vgs[k].compact[rows] for k, rows in groups])
         mask = np.concatenate([vgs[k].mask[rows] for k, rows in groups])
-        a = _as_actions(_guarded(agent, agent.spec.act_batch, obs, mask), n, agent)
         ks = np.concatenate([np.full(r.size, k) for k, r in groups])
         rows = np.concatenate([r for _, r in groups])
-        ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
-        if not ok.all():
-            raise _illegal(agent, ok, rows, vgs, ks, gis, players, lambda i: f"action {show(a[i])}")
+        a = python_actions(agent.built, agent.name, obs, mask, encoders,
+                           lambda i: f"in deal {int(gis[ks[i]][rows[i]])} (seating {int(ks[i])}, "
+                                     f"seat {int(players[ks[i]][rows[i]])})")
         parts = np.split(a, np.cumsum([r.size for _, r in groups])[:-1])
         for (k, r), part in zip(groups, parts, strict=True):
             acts[k][r] = part
@@ -507,15 +381,12 @@ def _call(agent, groups, vgs, acts, gis, players):
         for k, rows in groups:
             vg = vgs[k]
             for r in rows:
-                x = (vg.game(r).sample_hidden(players[k][r], agent.decisions + r), int(players[k][r])) \
-                    if agent.kind == WORLD else ({"observation": vg.obs[r].copy(), "action_mask": vg.mask[r].copy()},)
-                a = _guarded(agent, agent.spec.act_world if agent.kind == WORLD else agent.spec, *x)
-                if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iu":
-                    a = a[()]
-                if not is_int(a) or not 0 <= a < NUM_ACTIONS or not vg.mask[r, int(a)]:
-                    raise _illegal(agent, np.array([False]), [r], vgs, [k], gis, players,
-                                   lambda i, a=a: f"{show(a, 60)} ({type(a).__name__})")
-                acts[k][r] = int(a)
+                g, seat = vg.game(r), int(players[k][r])
+                try:
+                    acts[k][r] = world_action(agent.built, agent.name, g.sample_hidden(seat, agent.decisions + r),
+                                              seat, set(g.legal_actions()))
+                except AgentError as e:
+                    raise AgentError(f"{e}, in deal {int(gis[k][r])} (seating {k})") from None
     agent.decisions += n
     agent.seconds += time.perf_counter() - t
 
@@ -527,6 +398,7 @@ def _play(agent_list, seats_list, N, seed, rules, B, num_threads, progress):
     seat_agent = np.asarray(seats_list, np.int64)            # (K, 4)
     t0, c0 = time.perf_counter(), time.process_time()
     vgs = [VectorGame(B, rules, seed, num_threads) for _ in range(K)]
+    encoders = Encoders(rules)
     for vg in vgs:
         vg.reset()
     pts, wins, dins = np.zeros((N, K, 4), np.int64), np.zeros((N, K, 4), np.int32), np.zeros((N, K, 4), np.int32)
@@ -561,7 +433,7 @@ def _play(agent_list, seats_list, N, seed, rules, B, num_threads, progress):
                         groups[a].append((k, rows))
             for a in range(A):
                 if groups[a]:
-                    _call(agent_list[a], groups[a], vgs, acts, gis, players)
+                    _call(agent_list[a], groups[a], vgs, acts, gis, players, encoders)
             finished = 0
             for k in list(live):
                 vg = vgs[k]
@@ -598,3 +470,52 @@ def _play(agent_list, seats_list, N, seed, rules, B, num_threads, progress):
         if bar is not None:
             bar.close()
     return pts, wins, dins, decisions, time.perf_counter() - t0, time.process_time() - c0
+
+
+# ---- the ladder --------------------------------------------------------------------
+def ladder(agents, deals: int = 500, *, search_deals: int = 100, seed: int = 0, rules=None, num_threads=1,
+           log=None) -> list:
+    """Each agent spec of ``agents`` in one seat against three greedy seats, on deals
+    0..deals-1 of the run from ``seed`` (an agent with the search agent's kernel plays
+    ``search_deals``: milliseconds per decision). Points are zero-sum, so an agent's
+    points per hand are its gain over greedy in the same seats of the same deals
+    (greedy itself scores exactly 0). Returns one dict per row (``agent``, ``spec``,
+    ``deals``, ``points_per_hand``, ``win_rate``, ``deal_in_rate``: :func:`mean_ci`
+    dicts; ``ms_per_decision``, ``seconds``); ``log(text)`` hears of each row's end.
+    Every spec is resolved before any row plays (ValueError naming it)."""
+    if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)) or not agents:
+        raise ValueError(f"agents must be a non-empty list of agent specs, got {show(agents, 200)}")
+    refs = [resolve(a, f"agents[{i}]") for i, a in enumerate(agents)]
+    deals = as_int("deals", deals, 1, 10 ** 9)
+    search_deals = as_int("search_deals", search_deals, 1, 10 ** 9)
+    rows = []
+    for spec, ref in zip(agents, refs, strict=True):
+        n = search_deals if ref.entry is not None and ref.entry.kernel == "search" else deals
+        t = time.perf_counter()
+        name = ref.name if ref.name != "greedy" else None
+        res = run([ref, "greedy", "greedy", "greedy"], n, seed=seed, rules=rules, baseline=False,
+                  names=[name, "greedy", "greedy", "greedy"] if name else None, num_threads=num_threads)
+        f = next(f for f in res.figures() if f["agent"] == ref.name)
+        rows.append({"agent": ref.name, "spec": spec if isinstance(spec, str) else ref.name, "deals": n,
+                     "points_per_hand": f["points_per_hand"], "win_rate": f["win_rate"],
+                     "deal_in_rate": f["deal_in_rate"], "ms_per_decision": 1000 * f["seconds_per_decision"],
+                     "seconds": round(res.seconds, 1)})
+        if log is not None:
+            log(f"{ref.name}: {n} deals in {time.perf_counter() - t:.0f} s")
+    return rows
+
+
+def ladder_table(rows) -> str:
+    """The rows of :func:`ladder` as a Markdown table, best points per hand first."""
+    def ci(d, scale=1.0, sign=True):
+        fmt = "{:+.2f}" if sign else "{:.1f}"
+        if d["ci"] is None:
+            return f"{fmt.format(d['mean'] * scale)} [one deal: no interval]"
+        return f"{fmt.format(d['mean'] * scale)} [{fmt.format(d['ci'][0] * scale)}, {fmt.format(d['ci'][1] * scale)}]"
+    lines = ["| agent (vs 3 greedy) | deals x 4 | points/hand [95% CI] | win % [95% CI] | "
+             "deal-in % [95% CI] | ms/decision |", "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: -r["points_per_hand"]["mean"]):
+        lines.append(f"| {r['agent']} | {r['deals']:,} | {ci(r['points_per_hand'])} | "
+                     f"{ci(r['win_rate'], 100, False)} | {ci(r['deal_in_rate'], 100, False)} | "
+                     f"{r['ms_per_decision']:.3f} |")
+    return "\n".join(lines)

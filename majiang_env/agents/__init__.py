@@ -1,51 +1,55 @@
-"""Every agent of majiang_env, and the training recipes.
+"""Every agent of majiang_env, by one name for every face.
 
-===================  =========================================  =======  =============================
-agent                what it is                                 runs in  by name
-===================  =========================================  =======  =============================
-``RandomAgent``      uniform among the legal actions            numpy    ``"random"``
-``GreedyAgent``      wins when it can, else keeps the lowest    kernel   ``"greedy"``
-                     deficiency (``engine/kernel/greedy.py``)   (numba)
-``search``           determinized rollouts that leave greedy's  kernel   ``"search"``; with parameters
-                     action only on clear evidence              only     ``search(samples=32)`` is
-                     (``engine/kernel/search.py``)                       ``"search:samples=32"``
-``PretrainedAgent``  the shipped learned policy (trained by     numpy    ``"pretrained"``
-                     ``majiang_env.training.recipe``)
-``ppo.PPOAgent``     a network of ``majiang_env.training.ppo`` as an agent    torch    none: pass the object
-``ISMCTSAgent``      OpenSpiel's IS-MCTS over sampled worlds    pyspiel  none: pass the object
-                     (``agents/openspiel_agents.py``)
-===================  =========================================  =======  =============================
+The registry (``majiang_env.engine.registry``, re-exported here) resolves an
+agent spec for every face that takes one: ``SeatVectorEnv(opponents=...)``,
+``SingleAgentEnv(opponents=...)``, the SB3 and RLlib adapters,
+``selfplay(agents=...)``, ``VectorGame.policy_actions``, the arena and the
+ladder, ``python -m majiang_env play --opponents`` and ``arena``.
 
-Where a name works:
+==============  ==========  ==============================================================
+name            runs        what it is
+==============  ==========  ==============================================================
+``random``      kernel      uniform among the legal actions (:class:`RandomAgent`)
+``greedy``      kernel      wins when it can, else keeps the lowest deficiency
+                            (:class:`GreedyAgent`, ``engine/kernel/greedy.py``)
+``search``      kernel      determinized greedy rollouts (``engine/kernel/search.py``);
+                            kernel only
+``pretrained``  Python      the shipped learned policy (:class:`PretrainedAgent`, numpy)
+``ppo``         Python      a torch checkpoint of ``majiang_env.training.ppo`` (``path=``)
+``ismcts``      Python      OpenSpiel's IS-MCTS over sampled worlds (:class:`ISMCTSAgent`)
+==============  ==========  ==============================================================
 
-- **In-kernel** names (``"random"``, ``"greedy"``, ``"search"``) are played inside
-  the compiled step: ``selfplay(agents=...)``, ``VectorGame.policy_actions``,
-  ``SeatVectorEnv(opponents=...)`` and ``majiang_env.arena.run`` take the name, or
-  the pair ``("search", {"samples": 32})`` for parameters; the text
-  ``"search:samples=32"`` (``python benchmarks/arena.py --agents``,
-  ``arena.load_agent``) is read by ``majiang_env.engine.vector.parse_agent`` into
-  that pair. ``"random"`` and ``"greedy"`` in the kernel are the same policies as
-  the classes here, on the kernel's random streams.
-- **Python** names (``"random"``, ``"greedy"``, ``"pretrained"``;
-  ``majiang_env.agents.POLICIES``): ``SingleAgentEnv(opponents=...)``,
-  ``python -m majiang_env --agents`` and the play mode.
+A spec is a name, text with parameters (``"search:samples=32"``,
+:func:`parse_agent` / :func:`format_agent`), a pair ``("search", {"samples":
+32})``, a weights file (``"run/pretrained.npz"``, ``"run/best.pt"``), an entry
+point ``"module:factory"``, an agent object or a class. :func:`make_agent`
+builds the Python form of any spec; :func:`register_agent` adds a name for every
+face at once. The batched protocol is ``agent.act_batch(obs, mask) -> actions``
+(:class:`Batched` wraps a function ``fn(obs, mask)``); planners implement
+``agent.act_world(world, seat)``. docs/api.md, "Agents", is the full contract.
 
-A Python agent is a callable ``agent(obs) -> action`` over the observation dict
-``{"observation": int16[436], "action_mask": int8[156]}`` of the seat to act and
-returns a legal action id; with a bare ``Game``, build the dict with
-:func:`game_obs`. ``RandomAgent`` and ``GreedyAgent`` are
-``majiang_env.agents``'s classes: the library resolves the names itself and
-never imports this package.
-
-Training (needs torch): ``majiang_env.training.ppo`` (masked PPO, ``python -m majiang_env.training.ppo``) and
-``majiang_env.training.recipe`` (the recipe of the shipped policy). Agents are compared in
-the duplicate-deal arena, ``majiang_env.arena``.
+Training (needs torch): ``majiang_env.training.ppo`` (masked PPO) and
+``majiang_env.training.recipe`` (the recipe of the shipped policy).
 """
-from ..engine.vector import parse_agent
-from .baselines import POLICIES, GreedyAgent, RandomAgent, check_observation, game_obs, make_policy, split_pass  # noqa: F401
+from ..engine.registry import (
+    AgentError,
+    Batched,
+    agent_info,
+    agent_names,
+    format_agent,
+    kernel_agent_names,
+    make_agent,
+    parse_agent,
+    register_agent,
+    resolve,
+    unregister_agent,
+)
+from .baselines import GreedyAgent, RandomAgent, check_observation, game_obs, split_pass  # noqa: F401
 from .pretrained import PretrainedAgent
 
-__all__ = ["RandomAgent", "GreedyAgent", "PretrainedAgent", "game_obs", "search"]
+__all__ = ["RandomAgent", "GreedyAgent", "PretrainedAgent", "ISMCTSAgent", "game_obs", "search",
+           "AgentError", "Batched", "agent_info", "agent_names", "format_agent", "kernel_agent_names",
+           "make_agent", "parse_agent", "register_agent", "resolve", "unregister_agent"]
 _OPENSPIEL = ("ISMCTSAgent", "GreedyRolloutEvaluator")   # need OpenSpiel: imported on first use
 
 
@@ -53,30 +57,18 @@ def __getattr__(name):
     if name in _OPENSPIEL:
         from . import ismcts
         return getattr(ismcts, name)
-    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+    raise AttributeError(f"module 'majiang_env.agents' has no attribute {name!r}")
 
 
 def search(**params) -> str:
-    """The name of the in-kernel search agent with ``params``:
-    ``search(samples=32, budget=None)`` -> ``"search:samples=32,budget=none"``.
-
-    Parameters not given take the kernel's defaults (``search()`` is
-    ``"search"``): ``samples`` (int >= 1, determinizations per decision),
-    ``budget`` (int >= 1 rollout decisions per decision, None: no cap),
-    ``search_wins`` (bool), ``confidence`` (z of the lower confidence bound a
-    candidate must clear to replace greedy's action), ``width`` (int >= 0 deficiency slack of the
+    """The text spec of the in-kernel search agent with ``params``:
+    ``search(samples=32, budget=None)`` -> ``"search:samples=32,budget=none"``
+    (:func:`format_agent` of ``"search"``; parameters not given take the kernel's
+    defaults). ``samples`` (int >= 1, determinizations per decision), ``budget``
+    (int >= 1 rollout decisions per decision, None: no cap), ``search_wins``
+    (bool), ``confidence`` (z of the lower confidence bound a candidate must
+    clear to replace greedy's action), ``width`` (int >= 0 deficiency slack of the
     candidates, None: every legal action), ``opponents`` (``"uniform"`` or
-    ``"greedy"``: the model of the other seats' hidden hands). Their ranges:
-    ``majiang_env.engine.kernel.players.AGENT_PARAMS``. ValueError for an
-    unknown parameter or a value out of range. The name is read back by
-    ``majiang_env.engine.vector.parse_agent`` (``("search", params)``)."""
-    def text(v):
-        if v is None:
-            return "none"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return str(v)
-
-    spec = "search" + (":" + ",".join(f"{k}={text(v)}" for k, v in params.items()) if params else "")
-    parse_agent(spec)            # checks every name and value
-    return spec
+    ``"greedy"``: the model of the other seats' hidden hands). ValueError for an
+    unknown parameter or a value out of range."""
+    return format_agent("search", params)

@@ -1,23 +1,17 @@
-"""The policies the environment itself knows by name: ``"random"``, ``"greedy"`` and ``"pretrained"``.
+"""The Python forms of the baseline agents, ``"random"`` and ``"greedy"``.
 
-Each is a callable ``policy(obs) -> action`` over the observation dict
+Each is a callable ``agent(obs) -> action`` over the observation dict
 ``{"observation": int16[436], "action_mask": int8[156]}`` of the seat to act,
-returning a legal action id. A mask of the PettingZoo faces (``majiang_v2``:
-157 long, the last id the pass 156) is taken too: the pass is answered when
-it is the mask's only legal id (an agent not to act in ``parallel_env()``).
-They decide from that dict alone, so they cannot use hidden information.
-``"greedy"`` is the compiled policy of ``kernel/greedy.py`` — the same
-function ``selfplay(agents=("greedy", ...))`` runs inside the kernel.
-``"pretrained"`` is the shipped learned policy (``majiang_env.agents.pretrained``,
-numpy only).
-
-``SingleAgentEnv(opponents="greedy")``, ``python -m majiang_env`` and the play
-mode resolve names here; the top-level ``agents`` package builds on this module
-(``agents.GreedyAgent`` is :class:`GreedyAgent`), never the reverse.
+and batched, ``agent.act_batch(obs, mask)`` (the registry's protocol,
+``majiang_env.agents``). A mask of the PettingZoo faces (``majiang_v2``: 157
+long, the last id the pass 156) is taken too: the pass is answered when it is
+the mask's only legal id (an agent not to act in ``parallel_env()``). They
+decide from that alone, so they cannot use hidden information. ``GreedyAgent``
+is the compiled policy of ``kernel/greedy.py``, the same function the kernel
+runs for the name ``"greedy"``.
 """
 from __future__ import annotations
 
-import inspect
 import secrets
 
 import numpy as np
@@ -29,7 +23,7 @@ from ..engine.kernel.greedy import greedy_action, new_work
 from ..engine.kernel.observe import OBS_SIZE, first_out_of_range
 from ..engine.rules import NUM_ACTIONS, make_rules
 
-__all__ = ["RandomAgent", "GreedyAgent", "POLICIES", "make_policy", "game_obs", "check_observation", "split_pass"]
+__all__ = ["RandomAgent", "GreedyAgent", "game_obs", "check_observation", "split_pass"]
 
 _MASK_SHAPES = ((NUM_ACTIONS,), (NUM_ACTIONS + 1,))   # the game's ids; the PettingZoo faces' ids and the pass 156
 
@@ -77,9 +71,12 @@ def game_obs(game, seat=None):
 
 
 class RandomAgent:
-    """Picks uniformly among the legal actions of the mask; seeded for repeatability."""
+    """Picks uniformly among the legal actions of the mask; seeded for repeatability.
+    (The registry's ``"random"`` runs the kernel's version where a face can; this
+    class is its Python form.)"""
+    obs_type = "compact"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, rules=None):
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs) -> int:
@@ -90,6 +87,25 @@ class RandomAgent:
                              f"(expected a ({NUM_ACTIONS},) or ({NUM_ACTIONS + 1},) mask)")
         return int(legal[self.rng.integers(legal.size)])
 
+    def act_batch(self, obs, mask) -> np.ndarray:
+        """int64 (n,): one uniform legal action per row of ``mask`` (n, 156)."""
+        m = _batch_mask(mask, obs, "RandomAgent")
+        counts = m.sum(1)
+        pick = (self.rng.random(len(m)) * counts).astype(np.int64)
+        return (np.cumsum(m, 1) > pick[:, None]).argmax(1).astype(np.int64)
+
+
+def _batch_mask(mask, obs, who) -> np.ndarray:
+    """``mask`` as bool (n, 156) with a legal action in every row, or ValueError."""
+    m = np.asarray(mask)
+    if m.ndim != 2 or m.shape[1] != NUM_ACTIONS or len(np.asarray(obs)) != len(m):
+        raise ValueError(f"{who}.act_batch: expected obs (n, ...) and mask (n, {NUM_ACTIONS}), "
+                         f"got {np.shape(obs)} and {m.shape}")
+    m = m != 0
+    if not m.any(1).all():
+        raise ValueError(f"{who}.act_batch: row {int(np.flatnonzero(~m.any(1))[0])} of the mask has no legal action")
+    return m
+
 
 class GreedyAgent:
     """Wins when it can, else keeps the lowest deficiency, ties by acceptance, then seeded.
@@ -99,8 +115,11 @@ class GreedyAgent:
     of ``majiang_env.engine.kernel.greedy``). ``rules`` (a ``RuleConfig``, dict or None
     for the defaults) supplies the two rule fields the observation does not
     carry: ``chow_from`` and ``kuikae``. ``rng`` is the agent's splitmix64 state
-    (a ``uint64[1]`` array) and may be shared or replaced.
+    (a ``uint64[1]`` array) and may be shared or replaced. (The registry's
+    ``"greedy"`` runs the kernel's version where a face can; this class is its
+    Python form.)
     """
+    obs_type = "compact"
 
     def __init__(self, seed=None, rules=None):
         rules = make_rules(rules)
@@ -122,27 +141,8 @@ class GreedyAgent:
             raise ValueError("GreedyAgent: the action mask has no legal action")
         return int(a)
 
-
-def PretrainedAgent(seed=None, rules=None):
-    """The shipped learned policy (``majiang_env.agents.pretrained.PretrainedAgent``; numpy only)."""
-    from .pretrained import PretrainedAgent as _Pretrained
-    return _Pretrained(seed, rules=rules)
-
-
-POLICIES = {"random": RandomAgent, "greedy": GreedyAgent, "pretrained": PretrainedAgent}
-
-
-def make_policy(spec, seed=None, rules=None):
-    """A policy from a name (``"random"``, ``"greedy"``) or a class / factory
-    ``f(seed)``, seeded with ``seed``; ``rules`` is passed on when ``f`` takes it."""
-    if isinstance(spec, str):
-        if spec not in POLICIES:
-            raise ValueError(f"unknown agent name {show(spec)}; known: {sorted(POLICIES)}")
-        spec = POLICIES[spec]
-    if not callable(spec):
-        raise ValueError(f"an agent spec must be a name, a class or a factory, not {show(spec)}")
-    try:
-        takes_rules = "rules" in inspect.signature(spec).parameters
-    except (TypeError, ValueError):
-        takes_rules = False
-    return spec(seed, rules=rules) if takes_rules else spec(seed)
+    def act_batch(self, obs, mask) -> np.ndarray:
+        """int64 (n,): the greedy action of each row (compact observations (n, 436))."""
+        m = _batch_mask(mask, obs, "GreedyAgent")
+        return np.array([self({"observation": o, "action_mask": r.astype(np.int8)})
+                         for o, r in zip(np.asarray(obs), m, strict=True)], np.int64)

@@ -182,6 +182,7 @@ class PretrainedAgent:
     encoding needs two fields of them). ``path``: other weights of the same
     format (checked when loaded: :class:`WeightsError`).
     """
+    obs_type = "compact"      # what faces pass to act_batch (it encodes the features itself)
 
     def __init__(self, seed=None, rules=None, deterministic=True, path=DEFAULT_WEIGHTS):
         if seed is not None and not is_int(seed):

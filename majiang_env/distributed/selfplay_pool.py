@@ -78,12 +78,15 @@ class SelfplayPool(_Pool):
         chunk, games, Ray's error) and ``workers``. ``on_chunk(chunk_stats)`` is
         called on the driver as each chunk ends.
         """
+        from ..engine.registry import agent_names, resolve
         from ..engine.rules import make_rules
-        from ..engine.vector import AGENTS, MAX_ENVS
+        from ..engine.vector import MAX_ENVS
         ray = _ray()
-        if not isinstance(agents, (tuple, list)) or len(agents) != 4 or \
-                any(not isinstance(a, str) or a not in AGENTS for a in agents):
-            raise ValueError(f"agents must be a tuple of 4 names from {sorted(AGENTS)}, got {agents!r}")
+        if not isinstance(agents, (tuple, list)) or len(agents) != 4 or any(not isinstance(a, str) for a in agents):
+            raise ValueError(f"agents must be a tuple of 4 agent specs as text (names from {', '.join(agent_names())}, "
+                             f"or with parameters, 'search:samples=4'), got {agents!r}")
+        for i, a in enumerate(agents):
+            resolve(a, f"agents[{i}]")           # ValueError naming the known agents
         agents = tuple(agents)
         n = _int("num_games", num_games, 0, 2 ** 62)
         num_envs = _int("num_envs", num_envs, 1, MAX_ENVS)

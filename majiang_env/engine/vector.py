@@ -35,11 +35,14 @@ from .encodings import FEAT_SIZE, check_obs_type, encoded_size
 from .game import Game, game_from_state
 from .kernel import batch
 from .kernel import layout as L
+from .kernel.cards import mix64
 from .kernel.fullstate import STATE_SIZE, full_states
 from .kernel.observe import OBS_SIZE
-from .kernel.players import AGENT_CODES, AGENT_PARAMS, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
+from .kernel.players import AGENT_PYTHON, NUM_PARAMS
 from .kernel.worlds import sample_rows
+from .registry import KERNEL, WORLD, AgentError, agent_names, kernel_agent_names, resolve
 from .rules import NUM_ACTIONS, NUM_CARDS, make_rules
+from .runner import Encoders, kernel_actions, needs_table, python_actions, world_action
 from .threads import check_threads, current_threads, numba_threads
 
 PARALLEL_MIN_ENVS = 64  # smaller batches are stepped on the calling thread
@@ -153,6 +156,9 @@ class VectorGame:
         for name in ("mask", "obs", "compact", "player", "rewards", "done", "hand_closed", "game_index"):
             setattr(self, name, _read_only(getattr(self, "_" + name)))
         self.actions = _read_only(self._actions_taken)
+        self._built = {}                    # Python agents named in policy_actions, built once
+        self._encoders = Encoders(self.rules)
+        self._worlds = 0                    # planners' worlds drawn so far
 
     def _parallel(self) -> bool:
         """Use numba's threads only for batches big enough to pay for waking them."""
@@ -243,41 +249,66 @@ class VectorGame:
         return self.actions, self.obs, self.mask, self.player, self.rewards, self.done
 
     def policy_actions(self, agent, rows=None) -> np.ndarray:
-        """The actions an in-kernel agent (a name of ``AGENTS``: ``"random"``,
-        ``"greedy"``, ``"search"``, or a pair ``(name, parameters)`` such as
-        ``("search", {"samples": 8})``, see :func:`agent_spec`) chooses for the
-        player to act in slots ``rows`` (default: every slot), as int64.
+        """The actions ``agent`` chooses for the player to act in slots ``rows``
+        (default: every slot), as int64. ``agent``: any agent spec
+        (``majiang_env.agents``: a registered name such as ``"greedy"``, text with
+        parameters ``"search:samples=8"``, a pair ``("search", {"samples": 8})``,
+        an agent object), or a list with one in-kernel spec per row.
 
-        The agent decides from what that player may see, as ``selfplay``'s agents
-        do, and draws from the slot's own agent stream, which restarts with each
-        game: if every decision of a game is taken this way, the game equals the
-        one ``selfplay`` plays with the same agents and seed. ``agent`` may also
-        be a list with one agent per row.
+        An agent with an in-kernel version decides inside the kernel, from what
+        that player may see, as ``selfplay``'s agents do, drawing from the slot's
+        own agent stream, which restarts with each game: if every decision of a
+        game is taken this way, the game equals the one ``selfplay`` plays with
+        the same agents and seed. Any other is called once, batched, on the
+        rows' observations (``act_batch``; a planner's ``act_world`` once per row);
+        its answers are checked (``AgentError``). Named Python agents are built
+        once per env, seeded from the env's seed.
         """
         if not self._ready:
             raise ResetNeededError("call reset() before policy_actions()")
         rows = self._rows(rows)
-        one = isinstance(agent, str) or (isinstance(agent, tuple) and len(agent) == 2
-                                         and isinstance(agent[1], dict))
-        specs = [agent] * len(rows) if one else list(agent) if isinstance(agent, (list, tuple)) else None
-        if specs is None or len(specs) != len(rows):
-            raise ValueError(f"agent must be one of {sorted(AGENTS)}, a pair (name, parameters), or a list of "
-                             f"such agents, one per row ({len(rows)} rows), got {show(agent, 200)}")
-        if one:
-            code, vec = agent_spec(agent)
-            codes = np.full(len(rows), code, np.int32)
-            params = np.tile(vec, (len(rows), 1))
+        if isinstance(agent, list):
+            if len(agent) != len(rows):
+                raise ValueError(f"agent: a list needs one agent per row ({len(rows)} rows), got {len(agent)}")
+            refs = [resolve(a, f"agent[{i}]") for i, a in enumerate(agent)]
+            if any(r.kind != KERNEL for r in refs):
+                i = next(i for i, r in enumerate(refs) if r.kind != KERNEL)
+                raise AgentError(f"agent[{i}] = {refs[i].name!r} runs in Python: a list of agents, one per row, "
+                                 f"takes in-kernel agents only ({', '.join(kernel_agent_names())}); call "
+                                 "policy_actions once per Python agent with its rows")
+            codes = np.array([r.kernel[0] for r in refs], np.int32).reshape(len(rows))
+            params = np.array([r.kernel[1] for r in refs], np.float64).reshape(len(rows), NUM_PARAMS)
         else:
-            pairs = [agent_spec(a, f"agent[{i}]") for i, a in enumerate(specs)]
-            codes = np.array([c for c, _ in pairs], np.int32).reshape(len(rows))
-            params = np.array([v for _, v in pairs], np.float64).reshape(len(rows), NUM_PARAMS)
-        if self._dt is _NO_TABLE and np.isin(codes, TABLE_AGENTS).any():
+            ref = resolve(agent)
+            if ref.kind != KERNEL:
+                return self._python_actions(ref, rows)
+            codes = np.full(len(rows), ref.kernel[0], np.int32)
+            params = np.tile(ref.kernel[1], (len(rows), 1))
+        if self._dt is _NO_TABLE and needs_table(codes):
             self._dt = tables.deficiency_table()
         out = np.empty(len(rows), np.int64)
         with numba_threads(self.num_threads):
-            _in_kernel_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt,
-                               out, self._wss, self._parallel() and len(rows) > 1)
+            kernel_actions(self._st, self._rules, self._wt, rows, codes, params, self._agent_rng, self._dt,
+                           out, self._wss, self._parallel() and len(rows) > 1)
         return out
+
+    def _python_actions(self, ref, rows) -> np.ndarray:
+        """A Python agent's checked answers for ``rows`` (batched, or per row for a planner)."""
+        built = self._built.get(ref.name) if ref.obj is None else None
+        if built is None:
+            built = ref.build(self.seed, self.rules)
+            if ref.obj is None:
+                self._built[ref.name] = built
+        if ref.kind == WORLD:
+            out = np.empty(len(rows), np.int64)
+            for i, r in enumerate(rows.tolist()):
+                g, seat = self.game(r), int(self._player[r])
+                world = g.sample_hidden(seat, mix64_int(self.seed, self._worlds))
+                self._worlds += 1
+                out[i] = world_action(built, ref.name, world, seat, set(g.legal_actions()))
+            return out
+        return python_actions(built, ref.name, self._compact[rows], self._mask[rows], self._encoders,
+                              lambda i: f"(env {int(rows[i])}, seat {int(self._player[rows[i]])})")
 
     def sample_actions(self, logits, rows=None) -> np.ndarray:
         """Legal actions drawn in the kernel from a policy's logits: for each slot of
@@ -390,67 +421,6 @@ class VectorGame:
         return self.game(i).record()
 
 
-AGENTS = dict(AGENT_CODES)           # the in-kernel agents by name
-
-
-def agent_spec(spec, where: str = "agent"):
-    """(code, parameter vector) of an in-kernel agent given as a name of ``AGENTS``
-    or as a pair ``(name, parameters)``: a dict of the agent's named parameters
-    (``kernel.players.AGENT_PARAMS``; e.g. ``("search", {"samples": 8, "budget":
-    2000})``), the others taking their defaults. ValueError for anything else."""
-    if isinstance(spec, str):
-        name, opts = spec, None
-    elif isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
-        name, opts = spec
-    else:
-        raise ValueError(f"{where} must be an in-kernel agent name from {sorted(AGENTS)} or a pair "
-                         f"(name, parameters dict), got {show(spec, 200)}")
-    if name not in AGENTS:
-        raise ValueError(f"{where}: unknown in-kernel agent {name!r}; known: {sorted(AGENTS)}")
-    try:
-        return AGENTS[name], agent_params(name, opts)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
-
-
-def parse_agent(text: str):
-    """An in-kernel agent from text: ``"greedy"`` -> ``"greedy"``;
-    ``"search:samples=32,budget=none"`` -> ``("search", {"samples": 32, "budget":
-    None})``. Values are read by the type of the parameter's default
-    (``kernel.players.AGENT_PARAMS``); ``none`` is None. ValueError (naming the
-    part) for anything :func:`agent_spec` would not accept."""
-    if not isinstance(text, str):
-        raise ValueError(f"an agent must be given as text, got {show(text, 80)}")
-    name, _, rest = text.partition(":")
-    if name not in AGENTS:
-        raise ValueError(f"unknown in-kernel agent {name!r} in {show(text, 200)}; known: {sorted(AGENTS)}")
-    if not rest:
-        return name
-    known = AGENT_PARAMS[name]
-    opts = {}
-    for part in rest.split(","):
-        key, eq, value = part.partition("=")
-        if not eq or key not in known:
-            raise ValueError(f"{show(text, 200)}: {part!r} is not key=value with a parameter of {name!r} "
-                             f"({sorted(known) or 'none'})")
-        default, lo = known[key][1], known[key][2]
-        try:
-            if value == "none":
-                opts[key] = None
-            elif isinstance(lo, tuple):
-                opts[key] = value
-            elif isinstance(lo, bool):
-                opts[key] = {"1": True, "true": True, "0": False, "false": False}[value.lower()]
-            elif isinstance(default, float) or isinstance(lo, float):
-                opts[key] = float(value)
-            else:
-                opts[key] = int(value)
-        except (KeyError, ValueError):
-            raise ValueError(f"{show(text, 200)}: cannot read {value!r} as the value of {key!r}") from None
-    agent_spec((name, opts), f"agent {show(text, 200)}")   # checks the values
-    return name, opts
-
-
 def _progress_bar(total):
     try:
         from tqdm.auto import tqdm
@@ -470,14 +440,17 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     those of one call over their union (``majiang_env.distributed`` relies on it).
     ``progress=True`` shows a tqdm bar (the run is then made of about 50 kernel calls).
     ``num_threads``: numba threads for the run (None: numba's current setting).
-    ``agents``: one in-kernel agent per seat, a name of ``AGENTS`` or a pair
-    ``(name, parameters)`` (:func:`agent_spec`), e.g.
-    ``(("search", {"samples": 8}), "greedy", "greedy", "greedy")``.
+    ``agents``: one agent spec per seat (``majiang_env.agents``): a registered name,
+    text with parameters, a pair ``(name, parameters)`` or an agent object, e.g.
+    ``(("search", {"samples": 8}), "greedy", "greedy", "pretrained")``. In-kernel
+    agents play inside the compiled loop; a seat of a Python agent stops its slot,
+    and the waiting slots are decided in one batched call per agent before the
+    loop resumes them (named Python agents are built seeded from ``seed``).
     """
     if not isinstance(agents, (tuple, list)) or len(agents) != 4:
-        raise ValueError(f"agents must be a tuple of 4 agents (names from {sorted(AGENTS)} or pairs "
-                         f"(name, parameters)), got {show(agents, 200)}")
-    specs = [agent_spec(a, f"agents[{i}]") for i, a in enumerate(agents)]
+        raise ValueError(f"agents must be a tuple of 4 agent specs (names from {', '.join(agent_names())}, "
+                         f"pairs (name, parameters) or agent objects), got {show(agents, 200)}")
+    refs = [resolve(a, f"agents[{i}]") for i, a in enumerate(agents)]
     num_games = as_int("num_games", num_games, 0, 2 ** 62)
     first_game = as_int("first_game", first_game, 0, 2 ** 63 - 1 - num_games)
     progress = as_bool("progress", progress)
@@ -487,9 +460,8 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     B = max(1, min(_positive_int("num_envs", num_envs), int(num_games)))
     st = np.zeros((B, L.SIZE), np.int32)
     stats = np.zeros((B, batch.ST_SIZE), np.int64)
-    codes = np.array([c for c, _ in specs], np.int32)
-    params = np.array([v for _, v in specs], np.float64)
-    dtab = tables.deficiency_table() if np.isin(codes, TABLE_AGENTS).any() else _NO_TABLE
+    codes, params, python = seat_agents(refs, seed, rules)
+    dtab = tables.deficiency_table() if needs_table(codes) else _NO_TABLE
     r, wt = rules.to_array(True), tables.win_table()
     # one run of _play_games, or (progress=True) about 50 over consecutive game ranges,
     # which add up to the same stats
@@ -499,7 +471,8 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
     for start in range(0, num_games, max(chunk, 1)):
         n = min(chunk, num_games - start)
         with numba_threads(num_threads):
-            _play_games(st, r, wt, seed, int(first_game) + start, int(n), codes, params, stats, dtab)
+            _play_games(st, r, wt, seed, int(first_game) + start, int(n), codes, params, stats, dtab, python,
+                        rules)
         if bar is not None:
             bar.update(n)
     dt = time.perf_counter() - t
@@ -512,29 +485,37 @@ def selfplay(num_games: int = 10_000, agents=("random", "random", "random", "ran
             "wins": s[batch.ST_WINS:batch.ST_WINS + 4].tolist()}
 
 
-def _in_kernel_actions(st, rules, wt, rows, codes, params, rngs, dt, out, wss, parallel):
-    """out[i] = the action of in-kernel agent codes[i] (parameters params[i]) for the
-    seat to act in slot rows[i] of the state ``st``, on the slot's agent stream
-    rngs[b, 0], in row order: through ``batch.batch_loop_actions`` when every agent
-    is a loop agent, else ``batch.batch_agent_actions`` (which compiles the search
-    agent: ``kernel/players.py``). Internal: the arrays are the package's own, not
-    checked (the callers are ``VectorGame.policy_actions``, ``SeatVectorEnv`` and
-    :func:`_play_games`)."""
-    if np.isin(codes, LOOP_AGENTS).all():
-        run = batch.batch_loop_actions if parallel else batch.batch_loop_actions_serial
-        run(st, rules, rows, codes, rngs, dt, out, wss)
-    else:
-        run = batch.batch_agent_actions if parallel else batch.batch_agent_actions_serial
-        run(st, rules, wt, rows, codes, params, rngs, dt, out, wss)
+def seat_agents(refs, seed, rules):
+    """(codes int32 (4,), parameter vectors float64 (4, NUM_PARAMS), the Python agent
+    of each seat or None) of 4 resolved agents: an in-kernel agent by its code, a
+    Python one as ``AGENT_PYTHON`` beside its built form (the same spec twice is
+    one agent, built once, seeded from ``seed``)."""
+    codes = np.full(4, AGENT_PYTHON, np.int32)
+    params = np.zeros((4, NUM_PARAMS), np.float64)
+    python = [None] * 4
+    for i, ref in enumerate(refs):
+        if ref.kind == KERNEL:
+            codes[i], params[i] = ref.kernel
+            continue
+        j = next((j for j in range(i) if python[j] is not None and refs[j].same(ref)), None)
+        python[i] = python[j] if j is not None else (ref, ref.build(mix64_int(seed, i), rules))
+    return codes, params, python
 
 
-def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt):
+def mix64_int(seed, i) -> int:
+    """A Python agent's seed: seat ``i``'s stream of the run seed ``seed``."""
+    return int(mix64(np.uint64((int(seed) + i) % 2 ** 64))) % 2 ** 63
+
+
+def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt, python=None, config=None):
     """Play games first..first+num_games-1 of the run from ``seed`` in the B slots of
     ``st`` (slot b plays first+b, first+b+B, ...; agents ``codes`` / ``params``
     per seat), adding to ``stats`` (B, ``batch.ST_SIZE``): ``batch.selfplay_kernel``
-    with the loop agents in one call; a seat of another agent (search) stops its
-    slot, and the waiting slots' decisions are made in one ``_in_kernel_actions`` call
-    before the kernel resumes them. The same games whatever B and threads.
+    with the loop agents in one call; a seat of another agent (search, or a Python
+    agent: ``python[seat]`` = (ref, built agent)) stops its slot, and the waiting
+    slots' decisions are made in one ``runner.kernel_actions`` call, and one batched
+    call per Python agent, before the kernel resumes them. The same games whatever
+    B and threads (for Python agents that keep no state across calls).
     Internal (arrays not checked): ``selfplay`` is the checked entry point."""
     B = st.shape[0]
     mask = np.zeros((B, NUM_ACTIONS), np.int8)
@@ -543,6 +524,7 @@ def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt)
     actions = np.full(B, -1, np.int64)
     waiting = np.zeros(B, np.bool_)
     wss = None
+    view = None
     while True:
         batch.selfplay_kernel(st, rules, wt, mask, np.uint64(seed), num_games, codes, stats, first, dt, rngs,
                               started, actions, waiting)
@@ -553,7 +535,40 @@ def _play_games(st, rules, wt, seed, first, num_games, codes, params, stats, dt)
             wss = batch.thread_workspaces()
         seat = L.view(st, "to_act")[rows]
         acts = np.empty(rows.size, np.int64)
-        _in_kernel_actions(st, rules, wt, rows, codes[seat], params[seat], rngs, dt, acts, wss,
-                           current_threads() > 1 and rows.size > 1)
+        inside = codes[seat] != AGENT_PYTHON
+        if inside.any():
+            sel = rows[inside]
+            out = np.empty(sel.size, np.int64)
+            kernel_actions(st, rules, wt, sel, codes[seat[inside]], params[seat[inside]], rngs, dt, out, wss,
+                           current_threads() > 1 and sel.size > 1)
+            acts[inside] = out
+        if not inside.all():
+            if view is None:
+                view = (np.zeros((B, NUM_ACTIONS), np.int8), np.zeros((B, OBS_SIZE), np.int16),
+                        np.zeros((0, FEAT_SIZE), np.float32), np.zeros(B, np.int32))
+                encoders = Encoders(config)
+            done = set()
+            for s in np.unique(seat[~inside]).tolist():
+                if s in done:
+                    continue
+                ref, agent = python[s]
+                group = [t for t in range(4) if python[t] is not None and python[t][1] is agent]
+                done.update(group)
+                sel = np.isin(seat, group) & ~inside
+                r = rows[sel]
+                batch.publish_rows(st, rules, dt, view, r, wss[2][0])
+                if ref.kind == WORLD:
+                    acts[sel] = [_world_of_row(st[b], config, agent, ref.name, seed, b) for b in r.tolist()]
+                else:
+                    acts[sel] = python_actions(agent, ref.name, view[1][r], view[0][r], encoders,
+                                               lambda i, r=r: f"(slot {int(r[i])}, seat {int(st[r[i], L.CUR])})")
         actions[:] = -1
         actions[rows] = acts
+
+
+def _world_of_row(row, config, agent, name, seed, b) -> int:
+    """A planner's checked answer for the seat to act in state ``row``."""
+    g = game_from_state(row, config, 0)
+    seat = g.current_player
+    world = g.sample_hidden(seat, mix64_int(seed, b * 10_007 + int(row[L.HAND]) * 101 + int(row[L.SLOT])))
+    return world_action(agent, name, world, seat, set(g.legal_actions()))

@@ -271,7 +271,7 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
             return
         a = _action(action, lambda: f"legal ids {raw.game.legal_actions()}")
         self._has_updated = True
-        if a != PASS_ACTION and raw.game._mask[a]:
+        if a != PASS_ACTION and raw.game.is_legal(a):
             raw.step(a)
             return
         EnvLogger.warn_on_illegal_move()
@@ -324,7 +324,7 @@ class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
                 offenders.append(agent)
         if not offenders:
             return super().step(actions)
-        if chosen == PASS_ACTION or not raw.game._mask[chosen]:
+        if chosen == PASS_ACTION or not raw.game.is_legal(chosen):
             offenders.append(acting)
         EnvLogger._generic_warning(
             f"[WARNING]: Illegal move made by {', '.join(offenders)} (an agent not to act has one legal action, "
@@ -423,7 +423,7 @@ class raw_env(AECEnv, EzPickle):
         g = self._live_game("observe")
         mask = np.zeros(_SPACE_N, np.int8)
         if g.current_player == seat and not (self.terminations.get(agent, True) or self.truncations[agent]):
-            mask[:NUM_ACTIONS] = g._mask   # the agent to act (current_player is -1 once the game is over)
+            mask[:NUM_ACTIONS] = g.legal_mask()   # the agent to act (current_player is -1 once the game is over)
         else:
             mask[PASS_ACTION] = 1
         return {"observation": g.observe(seat, self.obs_type), "action_mask": mask}

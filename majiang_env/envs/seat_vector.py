@@ -81,14 +81,17 @@ from ..engine.checks import (
     show,
 )
 from ..engine.encodings import FEAT_SIZE, check_obs_type, encoded_size, observation_space
+from ..engine.game import game_from_state
 from ..engine.kernel import batch, learner
 from ..engine.kernel import layout as L
 from ..engine.kernel.fullstate import STATE_HIGH, STATE_LOW, STATE_SIZE
 from ..engine.kernel.observe import OBS_SCALAR, OBS_SIZE, S_SCORES
-from ..engine.kernel.players import AGENT_CODES, LOOP_AGENTS, NUM_PARAMS, TABLE_AGENTS, agent_params
+from ..engine.kernel.players import LOOP_AGENTS, NUM_PARAMS
+from ..engine.registry import KERNEL, WORLD, AgentError, resolve
 from ..engine.rules import NUM_ACTIONS, make_rules
+from ..engine.runner import Encoders, kernel_actions, needs_table, python_actions, world_action
 from ..engine.threads import check_threads, current_threads, numba_threads
-from ..engine.vector import MAX_ENVS, PARALLEL_MIN_ENVS, _in_kernel_actions, sample_logits
+from ..engine.vector import MAX_ENVS, PARALLEL_MIN_ENVS, sample_logits
 
 __all__ = ["SeatVectorEnv"]
 
@@ -97,26 +100,18 @@ _RESET_NEEDED = ("call reset() before step() (the env was never reset, or a step
 _SCORES = OBS_SCALAR + S_SCORES   # the four scores in a compact observation (relative seats)
 
 
-def _opponent(spec):
-    """(code, params, callable or None) of one opponent spec."""
-    if isinstance(spec, str):
-        if spec not in AGENT_CODES:
-            raise ValueError(f"unknown in-kernel agent {show(spec)}; known: {sorted(AGENT_CODES)}")
-        return AGENT_CODES[spec], agent_params(spec), None
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
-        name, opts = spec
-        if name not in AGENT_CODES:
-            raise ValueError(f"unknown in-kernel agent {show(name)}; known: {sorted(AGENT_CODES)}")
-        return AGENT_CODES[name], agent_params(name, opts), None
-    if isinstance(spec, type):
-        raise ValueError(f"an opponent must be an agent name, (name, params) or a batched callable "
-                         f"fn(obs_batch, mask_batch) -> actions; got the class {spec.__name__}: pass an "
-                         f"instance of it (the env would call the class itself with the observations)")
-    fn = getattr(spec, "act_batch", spec)
-    if not callable(fn):
-        raise ValueError(f"an opponent must be an agent name, (name, params) or a batched callable "
-                         f"fn(obs_batch, mask_batch) -> actions, not {show(spec, 200)}")
-    return learner.EXTERNAL, np.zeros(NUM_PARAMS), fn
+def _opponent(spec, i, rules):
+    """(code, params, (ref, built agent) or None) of opponent spec ``i``: an in-kernel
+    agent by its code, a Python one (``learner.EXTERNAL``) built seeded with ``i``."""
+    if isinstance(spec, type) and not callable(getattr(spec, "act_batch", None)) \
+            and not callable(getattr(spec, "act_world", None)):
+        raise ValueError(f"an opponent must be an agent spec (majiang_env.agents: a name, text with parameters, "
+                         f"a pair, an agent object); got the class {spec.__name__}: pass an instance of it, or "
+                         f"register it (register_agent)")
+    ref = resolve(spec, f"opponents[{i}]")
+    if ref.kind == KERNEL:
+        return ref.kernel[0], ref.kernel[1], None
+    return learner.EXTERNAL, np.zeros(NUM_PARAMS), (ref, ref.build(i, rules))
 
 
 def _autoreset_mode(mode):
@@ -152,7 +147,8 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         specs = list(opponents) if isinstance(opponents, list) else [opponents] * 3
         if len(specs) != 3:
             raise ValueError(f"opponents must be one spec or a list of 3, got {len(specs)}")
-        made = [_opponent(s) for s in specs]
+        self._rule_config = make_rules(rules, **options)
+        made = [_opponent(s, i, self._rule_config) for i, s in enumerate(specs)]
         self._codes = np.array([c for c, _, _ in made], np.int32)
         self._params = np.stack([p for _, p, _ in made]).astype(np.float64)
         self._external = [f for _, _, f in made]
@@ -165,11 +161,11 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self.reward_scale = reward_scale      # the setters below check these three
         self.num_threads = num_threads
         self.copy = copy
-        self._rule_config = make_rules(rules, **options)
+        self._encoders = Encoders(self._rule_config)
         self._rules = self._rule_config.to_array(auto_forced=True)
         self._wt = tables.win_table()
-        needs_table = obs_type == "features" or bool(np.isin(self._codes, TABLE_AGENTS).any())
-        self._dt = tables.deficiency_table() if needs_table else np.zeros((1, tables.DEF_COLS), np.uint16)
+        table = obs_type == "features" or needs_table(self._codes)
+        self._dt = tables.deficiency_table() if table else np.zeros((1, tables.DEF_COLS), np.uint16)
 
         self.single_observation_space = observation_space(obs_type)
         self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
@@ -199,6 +195,7 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         self._seed = None
         self._ready = False
         self._in_round = False     # True while an external opponent callable runs
+        self._worlds = 0           # worlds sampled for planner opponents
 
     # ---- attributes: three may be set (checked), the others are fixed at construction ----
     @property
@@ -441,15 +438,31 @@ class SeatVectorEnv(gym.vector.VectorEnv):
                 actions[agent] = self._agent_actions(rows[agent], offset[agent])
             for j in np.unique(offset[~agent]):
                 sel = offset == j
-                fn = self._external[j]
-                learner.publish_rows(self._st, self._rules, self._dt, self._opp, rows[sel], self._wss)
-                out = fn(self._obs_of(self._opp, rows[sel]), self._opp[0][rows[sel]].copy())
+                ref, fn = self._external[j]
+                r = rows[sel]
+                learner.publish_rows(self._st, self._rules, self._dt, self._opp, r, self._wss)
                 try:
-                    actions[sel] = self._check_actions(out, rows[sel], f"opponent {j} ({show(fn, 60)})",
+                    if ref.kind == WORLD:
+                        actions[sel] = [self._world_action(ref, fn, b) for b in r.tolist()]
+                    else:
+                        actions[sel] = python_actions(fn, f"opponent {j} ({ref.name})", self._opp[1][r],
+                                                      self._opp[0][r].copy(), self._encoders,
+                                                      lambda i, r=r: f"(env {int(r[i])})",
+                                                      own=self._obs_of(self._opp, r))
+                    # checked again against the kernel's own masks and slot status before the kernel runs
+                    actions[sel] = self._check_actions(actions[sel], r, f"opponent {j} ({ref.name})",
                                                        self._opp[0], learner.OPPONENT)
-                except IllegalActionError as e:   # the learner's actions are applied already
+                except AgentError as e:   # the learner's actions are applied already
                     raise IllegalActionError(f"{e}; the env needs reset()") from None
             self._run_step(rows, actions)
+
+    def _world_action(self, ref, agent, b) -> int:
+        """A planner opponent's checked answer in slot ``b`` (a world it cannot tell from the game)."""
+        g = game_from_state(self._st[b], self._rule_config, 0)
+        seat = g.current_player
+        self._worlds += 1
+        world = g.sample_hidden(seat, (self._seed + self._worlds * 0x9E3779B1) % 2 ** 63)
+        return world_action(agent, ref.name, world, seat, set(g.legal_actions()))
 
     def _agent_actions(self, rows, opponent):
         """The actions in-kernel opponents ``opponent[i]`` (0-2) choose in slots ``rows[i]``
@@ -458,9 +471,9 @@ class SeatVectorEnv(gym.vector.VectorEnv):
         out = np.empty(rows.size, np.int64)
         threads = self.num_threads or current_threads()
         with numba_threads(self.num_threads):
-            _in_kernel_actions(self._st, self._rules, self._wt, rows, self._codes[opponent],
-                               self._params[opponent], self._rngs, self._dt, out, self._wss,
-                               threads > 1 and rows.size > 1)
+            kernel_actions(self._st, self._rules, self._wt, rows, self._codes[opponent],
+                           self._params[opponent], self._rngs, self._dt, out, self._wss,
+                           threads > 1 and rows.size > 1)
         return out
 
     def close_extras(self, **kwargs):

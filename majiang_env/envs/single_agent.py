@@ -71,7 +71,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..agents.baselines import POLICIES, make_policy
 from ..engine.checks import (
     ActionSpaceError,
     IllegalActionError,
@@ -84,18 +83,18 @@ from ..engine.checks import (
     show,
 )
 from ..engine.encodings import check_obs_type, observation_space
-from ..engine.game import Game, game_from_state
+from ..engine.game import Game
+from ..engine.registry import AgentError, resolve
 from ..engine.rules import NUM_ACTIONS, make_rules
+from ..engine.runner import GamePlayer
 from . import SINGLE_AGENT_ID
 
-__all__ = ["SingleAgentEnv", "ENV_ID", "make_agent", "AGENT_NAMES"]
-
-AGENT_NAMES = tuple(POLICIES)
-make_agent = make_policy  # the name this module exported before majiang_env.agents existed
+__all__ = ["SingleAgentEnv", "ENV_ID"]
 
 
 def _is_factory(spec):
-    return isinstance(spec, (str, type))
+    """Whether a spec is built afresh, seeded, at every reset (anything but an agent object)."""
+    return isinstance(spec, (str, type, tuple))
 
 
 class SingleAgentEnv(gym.Env):
@@ -118,15 +117,11 @@ class SingleAgentEnv(gym.Env):
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * 3
         if len(specs) != 3:
             raise ValueError(f"opponents must be one spec or a list of 3, got {len(specs)}")
-        for s in specs:
-            if isinstance(s, str):
-                if s not in POLICIES:  # unknown names fail here, not at reset
-                    raise ValueError(f"unknown agent name {show(s)}; known: {list(AGENT_NAMES)}")
-            elif not callable(s):
-                raise ValueError(f"an opponent must be a name, an agent class or an agent, not {show(s)}")
         self.rules = make_rules(rules, **options)
-        self._specs = specs
-        self.opponents = [None if _is_factory(s) else s for s in specs]
+        self._specs = [resolve(s, f"opponents[{i}]") for i, s in enumerate(specs)]   # unknown names fail here
+        self._players = [None if _is_factory(s) else GamePlayer(r, rules=self.rules)
+                          for s, r in zip(specs, self._specs, strict=True)]
+        self._raw = specs
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.reward_scale = as_finite("reward_scale", reward_scale)
@@ -140,6 +135,14 @@ class SingleAgentEnv(gym.Env):
         self._over = False
         self._carry = 0
         self._in_opponent = False   # True while an opponent callable runs
+
+    @property
+    def opponents(self) -> list:
+        """The three opponents now (seats ``seat + 1 .. seat + 3``): each Python agent as
+        it was built (or given), an in-kernel one as its ``GamePlayer``; None before
+        the first ``reset`` for a spec that is built at each reset."""
+        return [s if not _is_factory(s) else None if p is None else p.agent if p.agent is not None else p
+                for s, p in zip(self._raw, self._players, strict=True)]
 
     # ---- helpers --------------------------------------------------------
     def _mask(self):
@@ -159,29 +162,16 @@ class SingleAgentEnv(gym.Env):
         gained = 0
         while not g.done and g.current_player != me:
             p = g.current_player
-            fn = self.opponents[(p - me) % 4 - 1]
+            player = self._players[(p - me) % 4 - 1]
             self._in_opponent = True
             try:
-                answer = fn({"observation": g.observe(p), "action_mask": g.legal_mask()})
+                answer = player(g)        # checked: a legal id, else AgentError
+            except AgentError as e:
+                raise IllegalActionError(f"the opponent at seat {p}: {e}") from None
             finally:
                 self._in_opponent = False
-            gained += int(g.step(self._opponent_action(answer, p, fn))[me])
+            gained += int(g.step(answer)[me])
         return gained
-
-    def _opponent_action(self, answer, seat, fn) -> int:
-        """An opponent's answer as an action id, checked as the learner's actions are."""
-        g = self.game
-        if type(answer) is int and 0 <= answer < NUM_ACTIONS and g._mask[answer]:
-            return answer                       # the common case, checked without building a message
-        who = f"the opponent at seat {seat} ({show(fn, 60)})"
-        a = action_id(answer, lambda: f"answered by {who}; legal ids {g.legal_actions()}")
-        if not in_action_range(a):
-            raise ActionSpaceError(f"{who} answered {show(answer)}, not in Discrete({NUM_ACTIONS}); "
-                                   f"legal ids {g.legal_actions()}")
-        if not g.is_legal(a):
-            raise IllegalActionError(f"{who} answered {show(answer)}, not a legal action; "
-                                     f"legal ids {g.legal_actions()}")
-        return a
 
     def _refuse_reentry(self, what):
         if self._in_opponent:
@@ -199,7 +189,7 @@ class SingleAgentEnv(gym.Env):
         self._refuse_reentry("reset")
         if seed is not None:
             seed = as_int("seed", seed, 0, 2 ** 64 - 1)
-        saved = dict(self.__dict__, opponents=list(self.opponents))
+        saved = dict(self.__dict__, _players=list(self._players))
         rng_state = None if self._np_random is None else self._np_random.bit_generator.state
         try:
             return self._reset(seed)
@@ -215,9 +205,9 @@ class SingleAgentEnv(gym.Env):
         rng = self.np_random
         if self.seat_option == "random":
             self.seat = int(rng.integers(4))
-        for i, s in enumerate(self._specs):
+        for i, s in enumerate(self._raw):
             if _is_factory(s):
-                self.opponents[i] = make_policy(s, int(rng.integers(2 ** 63)), self.rules)
+                self._players[i] = GamePlayer(self._specs[i], int(rng.integers(2 ** 63)), self.rules)
         while True:   # a game that ends before our seat's first decision is skipped (docs/guide.md)
             self.game = Game(self.rules, seed=int(rng.integers(2 ** 63)))
             self._carry = self._play_others()   # hands that closed before our first turn: paid with the first step
@@ -244,11 +234,11 @@ class SingleAgentEnv(gym.Env):
             info = self._info()
             info["illegal"] = True
             return g.observe(self.seat, self.obs_type), self.illegal_reward, True, False, info
-        before = g._st.copy()    # the state row, restored if an opponent fails
+        before = g.clone()    # restored if an opponent fails
         try:
             gained = int(g.step(a)[self.seat]) + self._play_others() + self._carry
         except BaseException:   # an opponent failed: the step changes nothing
-            self.game = game_from_state(before, self.rules, g.seed)
+            self.game = before
             raise
         self._carry = 0
         return g.observe(self.seat, self.obs_type), self.reward_scale * gained, bool(g.done), False, self._info()

@@ -2,8 +2,8 @@
 
 ``python -m majiang_env`` runs :func:`watch`; ``python -m majiang_env play``
 runs :func:`play`. Agents are named as in ``majiang_env.agents``
-(``make_policy``; :func:`agent_names` lists them), so a policy added there is
-playable here at once. Names are English by default (``lang="ja"``: Japanese),
+(the registry: :func:`agent_names` lists them, ``register_agent`` adds one), so
+an agent registered there is playable here at once. Names are English by default (``lang="ja"``: Japanese),
 and every hand's result is written by the render module's
 ``hand_result_lines`` / ``win_lines``: hands are numbered and wins explained
 the same way as in ``render_ansi``.
@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 import sys
 
-from ..agents.baselines import POLICIES, game_obs, make_policy
 from ..engine.checks import as_bool, as_seat, as_seed, show
 from ..engine.game import Game
 from ..engine.kernel.observe import OBS_CLAIM
+from ..engine.registry import agent_names, resolve
 from ..engine.rules import (
     A_CHOW,
     A_EXCHANGE,
@@ -39,6 +39,7 @@ from ..engine.rules import (
     make_rules,
     seat_name,
 )
+from ..engine.runner import GamePlayer
 from .render import hand_result_lines, render_ansi, win_lines
 
 __all__ = ["play", "watch", "agent_names", "move_text", "INTERRUPTED"]
@@ -51,11 +52,6 @@ _CLAIM_TEXT = {"en": {"pung": "pung {seat}'s discard", "chow": "chow {seat}'s di
                       "ron": "ron on {seat}'s discard"},
                "ja": {"pung": "刻 {seat}", "chow": "順 {seat}", "ron": "栄 {seat}"}}
 _HIDDEN_EXCHANGE = {"en": "sets a card aside (exchange)", "ja": "変 (伏せ札)"}
-
-
-def agent_names() -> list:
-    """The agent names the environment knows (``majiang_env.agents.POLICIES``)."""
-    return sorted(POLICIES)
 
 
 # ---- one decision in words ---------------------------------------------------------
@@ -160,19 +156,19 @@ def _stream(name, value, default, method):
 
 
 def _agent_specs(name, specs, n):
-    """``specs`` as a list of ``n`` agent specs: one name (or class / factory) for all, or ``n`` of them."""
-    if isinstance(specs, str) or callable(specs):
+    """``specs`` as a list of ``n`` resolved agent specs: one spec for all, or ``n`` of them."""
+    if not isinstance(specs, list) and not (isinstance(specs, tuple) and len(specs) == n):
         specs = [specs] * n
-    if not isinstance(specs, (list, tuple)) or len(specs) != n:
-        raise ValueError(f"{name} must be an agent name ({', '.join(agent_names())}), a policy class "
-                         f"or factory, or a list of {n} of them; got {show(specs)}")
-    return list(specs)
+    if len(specs) != n:
+        raise ValueError(f"{name} must be an agent spec (a name: {', '.join(agent_names())}; text with "
+                         f"parameters, a weights file, an agent object or class), or a list of {n} of them; "
+                         f"got {show(specs)}")
+    return [resolve(s, f"{name}[{i}]") for i, s in enumerate(specs)]
 
 
 def _line_up(seats, specs, lang):
     """``East greedy, South random, ...``: who plays which seat."""
-    return ", ".join(f"{seat_name(s, lang)} {spec if isinstance(spec, str) else getattr(spec, '__name__', 'agent')}"
-                     for s, spec in zip(seats, specs, strict=True))
+    return ", ".join(f"{seat_name(s, lang)} {ref.name}" for s, ref in zip(seats, specs, strict=True))
 
 
 def _scores_line(game, lang):
@@ -190,12 +186,12 @@ def watch(agents=("greedy", "random", "random", "random"), seed=0, lang: str = "
     seed, lang, rules = as_seed(seed), check_lang(lang), make_rules(rules)
     say = _writer(_stream("stdout", stdout, sys.stdout, "write"))
     g = Game(rules, seed=seed)
-    players = [make_policy(spec, seed=seed * 4 + s, rules=rules) for s, spec in enumerate(specs)]
+    players = [GamePlayer(ref, (seed * 4 + s) % 2 ** 64, rules) for s, ref in enumerate(specs)]
     log = _Log(g, say, lang, viewer=None, moves=as_bool("verbose", verbose))
     decisions = 0
     while not g.done:
         before = render_ansi(g, None, lang)
-        g.step(players[g.current_player](game_obs(g)))
+        g.step(players[g.current_player](g))
         decisions += 1
         if g.closed_hand is not None:
             say(before)  # the table at the hand's last decision
@@ -313,7 +309,7 @@ def play(seat=0, opponents="greedy", seed=None, lang: str = "en", rules=None,
     out = _stream("stdout", stdout, sys.stdout, "write")
     say = _writer(out)
     others = [s for s in range(4) if s != seat]
-    players = {s: make_policy(spec, seed=seed * 4 + s, rules=rules) for s, spec in zip(others, specs, strict=True)}
+    players = {s: GamePlayer(ref, (seed * 4 + s) % 2 ** 64, rules) for s, ref in zip(others, specs, strict=True)}
     try:
         game = Game(rules, seed=seed, auto_forced=False)   # forced moves made here, so the human's are told
         say(f"Majiang: you play {seat_name(seat, lang)} (seat {seat}) against {_line_up(others, specs, lang)}; "
@@ -329,7 +325,7 @@ def play(seat=0, opponents="greedy", seed=None, lang: str = "en", rules=None,
                 log.catch_up()
                 action = _ask(game, seat, lang, inp, out, say)
             else:
-                action = players[p](game_obs(game))
+                action = players[p](game)
             game.step(action)
         log.catch_up()
         place = 1 + sum(int(v) > int(game.scores[seat]) for v in game.scores)

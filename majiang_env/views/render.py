@@ -45,7 +45,7 @@ _PHASE_JA = {"exchange": "変", "take": "取札", "discard": "捨札", "over": "
 def _state(game):
     """The game's state row, read by field name (``layout.StateView``)."""
     st = getattr(game, "state", None)
-    return L.StateView(game._st if st is None else st)
+    return L.StateView(game.state if st is None else st)
 
 
 def seat_letter(p: int, lang: str = "en") -> str:

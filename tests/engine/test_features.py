@@ -23,7 +23,7 @@ from feature_reference import deficiency, reference_features
 from helpers import biased_choice, card_places, counts, deal, squares_of, swap_cards
 
 from majiang_env import Game, RuleConfig
-from majiang_env.agents import game_obs, make_policy
+from majiang_env.agents import game_obs, make_agent
 from majiang_env.engine.encodings import FeatureEncoder, observation_space
 from majiang_env.engine.kernel import features as F
 from majiang_env.engine.kernel import observe as O
@@ -94,7 +94,8 @@ AGENTS = {"random": "random", "greedy": "greedy", "biased": _biased}
 def decisions(rules, seed, agents):
     """Yield the game at every decision (forced ones too) of a game played by ``agents``."""
     g = Game(rules, seed=seed, auto_forced=False)
-    pols = [make_policy(AGENTS[a], seed=seed * 4 + s, rules=rules) for s, a in enumerate(agents)]
+    pols = [AGENTS[a](seed * 4 + s) if callable(AGENTS[a]) else make_agent(AGENTS[a], seed=seed * 4 + s, rules=rules)
+            for s, a in enumerate(agents)]
     while not g.done:
         yield g
         g.step(pols[g.current_player](game_obs(g)))

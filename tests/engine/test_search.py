@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from majiang_env import Game, RuleConfig, selfplay
+from majiang_env.agents import resolve
 from majiang_env.engine import tables
 from majiang_env.engine.kernel import layout as L
 from majiang_env.engine.kernel import search as S
@@ -20,7 +21,7 @@ from majiang_env.engine.kernel.players import (
     new_workspace,
 )
 from majiang_env.engine.rules import _CHOICES
-from majiang_env.engine.vector import VectorGame, agent_spec
+from majiang_env.engine.vector import VectorGame
 
 P5 = 5 ** np.arange(9)
 # action ids (docs/api.md); cards (docs/rules.md §1, §3)
@@ -370,10 +371,10 @@ def test_parameters_are_checked():
         agent_params("greedy", {"samples": 2})
     with pytest.raises(ValueError):
         agent_params("clever")
-    assert agent_spec(("search", {"samples": 2}))[0] == AGENT_SEARCH
+    assert resolve(("search", {"samples": 2})).kernel[0] == AGENT_SEARCH
     for bad in [("search", {"samples": 0}), ("search", 3), ("clever", {}), ("search",), 7]:
         with pytest.raises(ValueError, match="agent"):
-            agent_spec(bad)
+            resolve(bad)
         with pytest.raises(ValueError, match="agents"):
             selfplay(1, agents=(bad, "greedy", "greedy", "greedy"))
     vg = VectorGame(2, seed=0)

@@ -5,8 +5,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from majiang_env import agents
+from majiang_env.agents import make_agent
 from majiang_env.engine.kernel.observe import OBS_SIZE
-from majiang_env.envs.single_agent import ENV_ID, SingleAgentEnv, make_agent
+from majiang_env.envs.single_agent import ENV_ID, SingleAgentEnv
 
 A_DISCARD, A_DRAW, NUM_ACTIONS = 0, 110, 156   # action ids (docs/api.md)
 
@@ -181,7 +182,7 @@ def test_maskable_ppo_smoke():
 
 
 def test_a_game_that_ends_before_the_seats_first_decision_is_skipped(monkeypatch):
-    """reset(seed=286171) draws a first game that an opponent wins before seat 3
+    """reset(seed=18835) draws a first game that an opponent wins before seat 3
     acts (one hand, no exchange, the first win closes it): reset starts another,
     and the episode's rewards add up to the final score."""
     import majiang_env.envs.single_agent as W
@@ -195,7 +196,7 @@ def test_a_game_that_ends_before_the_seats_first_decision_is_skipped(monkeypatch
     monkeypatch.setattr(W, "Game", Counted)
     env = W.SingleAgentEnv(opponents="random", seat=3, reward_scale=0.5, hands_per_game=1, exchange=False,
                            wins_to_close=1)
-    obs, info = env.reset(seed=286171)
+    obs, info = env.reset(seed=18835)
     assert len(made) == 2 and not env.game.done and info["action_mask"].any()
     total, done = 0.0, False
     while not done:

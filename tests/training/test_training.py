@@ -12,8 +12,9 @@ from majiang_env import (  # noqa: E402
     agents,  # noqa: E402
     arena,
 )
+from majiang_env.agents import parse_agent  # noqa: E402
 from majiang_env.engine.rules import NUM_ACTIONS  # noqa: E402
-from majiang_env.engine.vector import VectorGame, parse_agent  # noqa: E402
+from majiang_env.engine.vector import VectorGame  # noqa: E402
 from majiang_env.training import ppo  # noqa: E402
 from majiang_env.training.ppo import cli, update  # noqa: E402
 
@@ -194,7 +195,7 @@ def test_search_names_the_in_kernel_search_agent():
     assert name == "search:samples=32,budget=none,search_wins=true,opponents=uniform"
     assert parse_agent(name) == ("search", {"samples": 32, "budget": None, "search_wins": True,
                                             "opponents": "uniform"})
-    assert arena.load_agent(agents.search(samples=4)) == ("search", {"samples": 4})
+    assert parse_agent(agents.search(samples=4)) == ("search", {"samples": 4})
     for bad in ({"samples": 0}, {"depth": 3}, {"opponents": "oracle"}):
         with pytest.raises(ValueError):
             agents.search(**bad)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from majiang_env.__main__ import main, parser
-from majiang_env.agents import baselines as policies
-from majiang_env.views.play import INTERRUPTED, agent_names, move_text, play, watch
+from majiang_env.agents import agent_names, register_agent, unregister_agent
+from majiang_env.cli import main, parser
+from majiang_env.views.play import INTERRUPTED, move_text, play, watch
 
 # action ids (docs/api.md)
 A_DISCARD, A_DRAW, A_PUNG, A_CHOW, A_RON, A_EXCHANGE, NUM_ACTIONS = 0, 110, 111, 114, 117, 120, 156
@@ -53,7 +53,7 @@ def test_watch_returns_the_game_and_validates():
     assert g.done
     with pytest.raises(ValueError, match="list of 4"):
         watch(["random"] * 3)
-    with pytest.raises(ValueError, match="unknown agent name"):
+    with pytest.raises(ValueError, match="unknown agent"):
         watch(["random", "random", "random", "nobody"], stdout=io.StringIO())
     with pytest.raises(ValueError, match="lang"):
         watch(lang="fr")
@@ -172,11 +172,14 @@ def test_a_new_policy_name_is_playable_at_once(monkeypatch):
 
         def __call__(self, obs):
             return int(obs["action_mask"].nonzero()[0][0])
-    monkeypatch.setitem(policies.POLICIES, "first", FirstLegal)
-    assert "first" in agent_names()
-    assert parser().parse_args(["play", "--opponents", "first"]).opponents == "first"
-    rc, out = play_script(["1"] * 400, opponents="first")
-    assert rc == 0 and "against East first, West first, North first" in out
+    register_agent("first", FirstLegal)
+    try:
+        assert "first" in agent_names()
+        assert parser().parse_args(["play", "--opponents", "first"]).opponents == "first"
+        rc, out = play_script(["1"] * 400, opponents="first")
+        assert rc == 0 and "against East first, West first, North first" in out
+    finally:
+        unregister_agent("first")
 
 
 # ---- play through a real process with piped stdin -----------------------------------------

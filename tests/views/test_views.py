@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from majiang_env import Game
-from majiang_env.agents import game_obs, make_policy
+from majiang_env.agents import game_obs, make_agent
 from majiang_env.engine.rules import action_name, check_lang, kind_name, pattern_name, seat_name
 from majiang_env.views.render import (
     BG,
@@ -31,7 +31,7 @@ def _played(seed, agent, hands=1, every=1):
     """Yield one game played by four ``agent``s at every ``every``-th decision, then at the end
     (the same ``Game`` object each time: look at it before the next one)."""
     g = Game(seed=seed, rules={"hands_per_game": hands})
-    players = [make_policy(agent, seed=seed * 4 + s) for s in range(4)]
+    players = [make_agent(agent, seed=seed * 4 + s) for s in range(4)]
     n = 0
     while not g.done:
         if n % every == 0:

@@ -56,6 +56,7 @@ from .search import (
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
 AGENT_SEARCH = 2
+AGENT_PYTHON = -1   # a seat played by a Python agent: the loops hand it back (not an in-kernel agent)
 AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "search": AGENT_SEARCH}
 TABLE_AGENTS = (AGENT_GREEDY, AGENT_SEARCH)   # the agents that read the deficiency table
 LOOP_AGENTS = (AGENT_RANDOM, AGENT_GREEDY)    # the agents the batch loops play themselves (loop_action)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import torch
 
-from majiang_env.engine.vector import AGENTS
+from majiang_env.engine.registry import agent_names, resolve
 
 from .config import PPOConfig
 from .evaluation import evaluate
@@ -16,6 +16,17 @@ from .network import PolicyNet, PPOAgent, save
 from .update import imitate, train
 
 __all__ = ["main"]
+
+
+def _opponents(text):
+    """``--opponents``: ``self`` or an agent spec the registry resolves (argparse's error otherwise)."""
+    if text == "self":
+        return text
+    try:
+        resolve(text, "--opponents")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _ci(r, key="points_ci"):
@@ -32,8 +43,9 @@ def main(argv=None):
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall time (evaluation excluded)")
     ap.add_argument("--imitate", type=float, default=0.0, metavar="MINUTES",
                     help="first clone GreedyAgent for this long (part of --minutes; default 0: pure self-play)")
-    ap.add_argument("--opponents", default="self", choices=["self"] + sorted(AGENTS),
-                    help="self-play (default), or the learner in one seat against three in-kernel agents")
+    ap.add_argument("--opponents", default="self", type=_opponents, metavar="AGENT",
+                    help="self (self-play, the default), or the learner in one seat against three agents: "
+                         f"any agent spec ({', '.join(agent_names())}, 'search:samples=4', a weights file)")
     ap.add_argument("--critic", default="observation", choices=["observation", "state"],
                     help="the value's input: the policy's observation (default), or the full-information "
                          "state (a privileged critic, in training only)")

@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 from majiang_env import arena
-from majiang_env.agents import make_policy
 from majiang_env.engine.rules import make_rules
-from majiang_env.engine.vector import AGENTS
 
 from .network import PolicyNet, PPOAgent
 
@@ -20,13 +18,7 @@ def _agent(spec, seed, rules):
     """An arena agent spec from what :func:`evaluate` takes."""
     if isinstance(spec, PolicyNet):
         return PPOAgent(spec, rules=rules)
-    if isinstance(spec, str):
-        if spec.partition(":")[0] in AGENTS or ":" in spec:     # in-kernel, "search:samples=8", module:factory
-            return arena.load_agent(spec, seed=seed, rules=rules)
-        return make_policy(spec, seed, rules)                   # "pretrained"
-    if isinstance(spec, type):
-        return make_policy(spec, seed, rules)
-    return spec
+    return spec            # any agent spec: the arena resolves it (majiang_env.agents)
 
 
 def _name(spec) -> str:

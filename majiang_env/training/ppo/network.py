@@ -110,6 +110,7 @@ class PPOAgent:
     ``rules`` (RuleConfig, dict or None) is what the compact observations it is
     given were made under (the features encoding needs two of its fields).
     """
+    obs_type = "compact"      # what faces pass to act_batch (it encodes the features itself)
 
     def __init__(self, net, deterministic=True, seed=None, rules=None):
         self.net = net.eval()
@@ -176,3 +177,10 @@ def load(path) -> PolicyNet:
     net = PolicyNet(ck["hidden"], kind_hidden=ck.get("kind_hidden", 64))
     net.load_state_dict(ck["state"])
     return net.eval()
+
+
+def checkpoint_agent(seed=None, rules=None, path=None, deterministic=True) -> PPOAgent:
+    """The agent of a :func:`save` checkpoint (the registry's ``"ppo"``, ``"FILE.pt"``)."""
+    if path is None:
+        raise ValueError("the 'ppo' agent needs a checkpoint: 'ppo:path=FILE.pt' or 'FILE.pt'")
+    return PPOAgent(load(path), deterministic=deterministic, seed=seed, rules=rules)

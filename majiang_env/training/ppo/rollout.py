@@ -10,9 +10,8 @@ import torch
 from majiang_env.engine.kernel.features import F_DEF_NOW, F_HAND, SCALARS
 from majiang_env.engine.kernel.fullstate import STATE_SIZE, rotate_seats
 from majiang_env.engine.rules import A_RON, A_TSUMO, NUM_ACTIONS
-from majiang_env.engine.vector import AGENTS, VectorGame
+from majiang_env.engine.vector import VectorGame
 from majiang_env.envs.seat_vector import SeatVectorEnv
-from majiang_env.envs.single_agent import make_agent
 
 from .config import matmul_dtype
 from .network import N_FEATURES, _forward
@@ -178,15 +177,10 @@ def collect_rollout(net, roll: Rollouts, cfg, critic=None) -> tuple[int, int]:
 
 
 def _teacher(teacher, vg, seed, rules):
-    """``teacher`` as ``act() -> actions (B,)`` for the player to act in each game of ``vg``."""
-    if isinstance(teacher, str) and teacher in AGENTS:
-        return lambda: vg.policy_actions(teacher)
-    agent = teacher if callable(teacher) and not isinstance(teacher, type) else make_agent(teacher, seed, rules)
-
-    def act():
-        return np.fromiter((agent({"observation": vg.compact[i], "action_mask": vg.mask[i]})
-                            for i in range(vg.num_envs)), np.int64, vg.num_envs)
-    return act
+    """``teacher`` (any agent spec, ``majiang_env.agents``) as ``act() -> actions (B,)`` for
+    the player to act in each game of ``vg`` (``VectorGame.policy_actions``: in the kernel
+    for an in-kernel agent, batched for a Python one)."""
+    return lambda: vg.policy_actions(teacher)
 
 
 class _Demonstrations:

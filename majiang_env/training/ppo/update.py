@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from majiang_env.engine.vector import AGENTS
+from majiang_env.engine.registry import resolve
 
 from .config import PPOConfig, _threads, keep_freed_memory, matmul_dtype
 from .evaluation import evaluate
@@ -186,9 +186,8 @@ class Trainer:
 
     def __init__(self, cfg: PPOConfig | None = None, net: PolicyNet | None = None, rules=None):
         self.cfg = cfg = cfg or PPOConfig()
-        if cfg.opponents != "self" and cfg.opponents not in AGENTS:
-            raise ValueError(f"opponents must be 'self' or an in-kernel agent {sorted(AGENTS)}, "
-                             f"got {cfg.opponents!r}")
+        if cfg.opponents != "self":
+            resolve(cfg.opponents, "opponents ('self' or an agent spec)")   # ValueError naming the known agents
         self.rules = rules
         if cfg.keep_freed_memory:
             keep_freed_memory()
