@@ -34,6 +34,7 @@ import results_io  # noqa: E402
 from majiang_env import arena  # noqa: E402
 from majiang_env.agents.pretrained import DEFAULT_WEIGHTS, PretrainedAgent  # noqa: E402
 from majiang_env.arena import mean_ci  # noqa: E402
+from majiang_env.argtypes import existing_file, int_in, text  # noqa: E402
 
 
 def _policy_points(res, name):
@@ -68,14 +69,22 @@ def _short(x):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python benchmarks/head_to_head.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("policy", help="an .npz policy (majiang_env.training.ppo.export_numpy)")
-    ap.add_argument("--name", default="new", help="its name in the table")
-    ap.add_argument("--deals", type=int, default=4000)
-    ap.add_argument("--seed", type=int, default=3000)
+    ap.add_argument("policy", type=existing_file, help="an .npz policy (majiang_env.training.ppo.export_numpy)")
+    ap.add_argument("--name", type=text(40, refused=("shipped", "greedy")), default="new",
+                    help="its name in the table (not 'shipped' or 'greedy')")
+    ap.add_argument("--deals", type=int_in(2, 10 ** 7), default=4000,
+                    help="deals (x 4 rotations); at least 2, for an interval over deals")
+    ap.add_argument("--seed", type=int_in(0, 2 ** 63 - 1), default=3000)
     results_io.add_argument(ap, "head_to_head")
     args = ap.parse_args(argv)
-    if args.name in ("shipped", "greedy"):
-        ap.error("--name must not be 'shipped' or 'greedy'")
+    if args.write_results:
+        parent = os.path.dirname(os.path.abspath(args.write_results))
+        if os.path.isdir(args.write_results) or not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            ap.error(f"argument --write-results: cannot write {args.write_results!r}")
+    try:                     # the weights are checked entirely at load: before any deal is played
+        PretrainedAgent(path=args.policy)
+    except ValueError as e:
+        ap.error(f"argument policy: {e}")
     rows = compare(args.policy, args.name, args.deals, args.seed)
     for r in rows:
         p = r["points_per_hand"]

@@ -12,11 +12,15 @@ intervals): docs/performance.md, "Ladder".
 
 **Weights files** (``majiang-policy/1``): an ``.npz`` holding ``format`` (the
 string ``"majiang-policy/1"``), the 13 float arrays of ``_KEYS`` with the
-shapes of :func:`check_weights` (hidden sizes free, every value finite in
-float32) and any number of ``meta_*`` strings. Everything is checked when the
-file is loaded: a file that cannot be read as such (not a zip, truncated,
-pickled or object arrays, a missing or unknown array, a wrong shape, dtype or
-a non-finite value) raises :class:`WeightsError` (a ``ValueError``) naming the
+shapes of :func:`check_weights` (each hidden width 1..``MAX_HIDDEN`` = 4096,
+at most ``MAX_PARAMS`` numbers in all, every value finite in float32) and at
+most 64 ``meta_*`` members (a string of at most 1024 characters, or at most
+64 numbers). The file is at most ``MAX_FILE_BYTES`` (256 MiB). Everything is
+checked when the file is loaded, the sizes from the file's size and the
+arrays' headers before any array is read into memory (``allow_pickle=False``
+always): a file that cannot be read as such (not a zip, truncated, pickled or
+object arrays in any member, a missing or unknown array, a wrong shape, dtype
+or a non-finite value, a size past a limit) raises :class:`WeightsError` (a ``ValueError``) naming the
 file and the problem; a path with no file raises ``FileNotFoundError``. A
 loaded policy never fails later for its weights, and the agent always plays a
 legal action, even when the network's logits are extreme (``-inf``, ``nan``
@@ -25,6 +29,7 @@ or below the ``-1e9`` of illegal actions).
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +40,8 @@ from ..engine.kernel.features import NUM_PLANES
 from ..engine.rules import A_EXCHANGE, A_TSUMO, NUM_ACTIONS, NUM_KINDS
 from .baselines import split_pass
 
-__all__ = ["NumpyPolicy", "PretrainedAgent", "WeightsError", "check_weights", "DEFAULT_WEIGHTS", "FORMAT"]
+__all__ = ["NumpyPolicy", "PretrainedAgent", "WeightsError", "check_weights", "DEFAULT_WEIGHTS", "FORMAT",
+           "MAX_HIDDEN", "MAX_PARAMS", "MAX_FILE_BYTES"]
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("data") / "pretrained.npz"
 FORMAT = "majiang-policy/1"
@@ -43,6 +49,13 @@ _KEYS = ("body.0.weight", "body.0.bias", "body.2.weight", "body.2.bias", "ctx.we
          "kind_in.weight", "kind_in.bias", "kind_out.weight", "kind_out.bias", "kind_bias",
          "pi.weight", "pi.bias")
 KIND_OUT = 4                       # per kind: discard, ankan, minkan, exchange
+# Limits of a weights file, checked from the file's size and the arrays' headers before
+# anything is read into memory:
+MAX_HIDDEN = 4096                  # each hidden width H1, H2, C: 1..MAX_HIDDEN
+MAX_PARAMS = 2 ** 25               # numbers in all the arrays together (128 MiB as float32)
+MAX_FILE_BYTES = 2 ** 28           # the file itself (256 MiB)
+MAX_META = 64                      # meta_* members
+MAX_META_CHARS = 1024              # a meta_* string; a meta_* number array: at most 64 numbers
 OTHER_IDS = A_EXCHANGE - A_TSUMO   # the ids 108-119 of the linear head
 
 
@@ -76,19 +89,91 @@ def check_weights(weights, where: str = "policy weights") -> dict:
             raise WeightsError(f"{where}: {k!r} holds a value that is not finite in float32 (nan, inf or "
                                f"beyond +-3.4e38)")
         w[k] = a
-    h1 = w["body.0.weight"].shape[0] if w["body.0.weight"].ndim == 2 else 0
-    h2 = w["body.2.weight"].shape[0] if w["body.2.weight"].ndim == 2 else 0
-    c = w["ctx.weight"].shape[0] if w["ctx.weight"].ndim == 2 else 0
+    _check_shapes({k: w[k].shape for k in _KEYS}, where)
+    return w
+
+
+def _check_shapes(shapes: dict, where: str) -> None:
+    """The shapes of the 13 arrays (check_weights), from the arrays or from a file's
+    headers: each hidden width 1..MAX_HIDDEN, at most MAX_PARAMS numbers in all."""
+    def width(k):
+        return shapes[k][0] if len(shapes[k]) == 2 else None
+    for k, name in (("body.0.weight", "H1"), ("body.2.weight", "H2"), ("ctx.weight", "C")):
+        h = width(k)
+        if h is not None and not 1 <= h <= MAX_HIDDEN:
+            raise WeightsError(f"{where}: {k!r} has shape {tuple(shapes[k])}: hidden width {name} = {h} is "
+                               f"not allowed (1..{MAX_HIDDEN})")
+    total = sum(int(np.prod(sh, dtype=np.int64)) if all(0 <= d <= 2 ** 40 for d in sh) else 2 ** 62
+                for sh in shapes.values())
+    if total > MAX_PARAMS:
+        raise WeightsError(f"{where}: the arrays hold {total:,} numbers; at most {MAX_PARAMS:,} are allowed")
+    h1, h2, c = width("body.0.weight") or 0, width("body.2.weight") or 0, width("ctx.weight") or 0
     want = {"body.0.weight": (h1, FEAT_SIZE), "body.0.bias": (h1,), "body.2.weight": (h2, h1),
             "body.2.bias": (h2,), "ctx.weight": (c, h2), "ctx.bias": (c,), "kind_in.weight": (c, NUM_PLANES),
             "kind_in.bias": (c,), "kind_out.weight": (KIND_OUT, c), "kind_out.bias": (KIND_OUT,),
             "kind_bias": (NUM_KINDS, KIND_OUT), "pi.weight": (OTHER_IDS, h2), "pi.bias": (OTHER_IDS,)}
+    names = {"body.0.weight": "H1", "body.2.weight": "H2", "ctx.weight": "C"}
     for k in _KEYS:
-        if w[k].shape != want[k] or 0 in want[k]:
-            raise WeightsError(f"{where}: {k!r} has shape {w[k].shape}; this version needs {want[k]} "
-                               f"(H1 = {h1 or 'a positive size'}, H2 = {h2 or 'a positive size'}, "
-                               f"C = {c or 'a positive size'}, {FEAT_SIZE} features, {NUM_PLANES} planes)")
-    return w
+        if tuple(shapes[k]) != want[k] or 0 in want[k]:
+            unknown = [n for key, n in names.items() if not width(key)]   # widths read from a 2-d shape only
+            raise WeightsError(f"{where}: {k!r} has shape {tuple(shapes[k])}; this version needs {want[k]}"
+                               + (f" with {', '.join(unknown)} read from 2-d arrays" if unknown else "")
+                               + f" (H1 = {h1 or '?'}, H2 = {h2 or '?'}, C = {c or '?'}: hidden widths "
+                               f"1..{MAX_HIDDEN}; {FEAT_SIZE} features, {NUM_PLANES} planes)")
+
+
+def _headers(path: Path, where: str) -> dict:
+    """{member name: (shape, dtype)} of an .npz, read from the zip directory and each
+    array's .npy header only (nothing is decompressed past the headers), with every
+    member checked: only the format's names, no object or structured dtype, sizes
+    within the limits."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise WeightsError(f"{where}: not a readable .npz file ({type(e).__name__}: {show(str(e), 200)})") from None
+    out = {}
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > len(_KEYS) + 1 + MAX_META:
+            raise WeightsError(f"{where}: {len(infos)} members; a policy has at most {len(_KEYS) + 1 + MAX_META}")
+        for info in infos:
+            if not info.filename.endswith(".npy"):
+                raise WeightsError(f"{where}: member {show(info.filename)} is not an .npy array")
+            name = info.filename[:-4]
+            if name != "format" and name not in _KEYS and not name.startswith("meta_"):
+                raise WeightsError(f"{where}: unknown array {name!r} (the format has 'format', "
+                                   f"{list(_KEYS)} and meta_* strings)")
+            if name in out:
+                raise WeightsError(f"{where}: array {name!r} appears twice")
+            if info.file_size > 8 * MAX_PARAMS + 4096:
+                raise WeightsError(f"{where}: array {name!r} is {info.file_size:,} bytes unpacked, more than "
+                                   f"a policy may hold")
+            try:
+                with zf.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                        np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(f)
+            except Exception as e:   # noqa: BLE001 - a damaged member or header
+                raise WeightsError(f"{where}: array {name!r} cannot be read ({type(e).__name__}: "
+                                   f"{show(str(e), 200)})") from None
+            if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biufU":
+                raise WeightsError(f"{where}: array {name!r} has dtype {dtype}; a policy holds numbers and "
+                                   f"strings only (no object arrays)")
+            if name.startswith("meta_"):
+                n = int(np.prod(shape, dtype=np.int64))
+                ok = (dtype.kind == "U" and shape == () and dtype.itemsize <= 4 * MAX_META_CHARS) or \
+                     (dtype.kind in "biuf" and len(shape) <= 1 and n <= 64)
+                if not ok:
+                    raise WeightsError(f"{where}: {name!r} must be a string of at most {MAX_META_CHARS} "
+                                       f"characters or at most 64 numbers, got {dtype} {shape}")
+            elif name == "format":
+                if dtype.kind != "U" or shape != () or dtype.itemsize > 4 * 64:
+                    raise WeightsError(f"{where}: format must be the string {FORMAT!r}, got {dtype} {shape}")
+            elif dtype.kind != "f":
+                raise WeightsError(f"{where}: {name!r} must be a float array, got {dtype}")
+            out[name] = (tuple(shape), dtype)
+    return out
 
 
 def _relu(x):
@@ -115,6 +200,12 @@ class NumpyPolicy:
         if not path.is_file():
             raise FileNotFoundError(f"no policy weights at {path}")
         where = str(path)
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise WeightsError(f"{where}: {size:,} bytes; a policy file is at most {MAX_FILE_BYTES:,}")
+        heads = _headers(path, where)
+        if all(k in heads for k in _KEYS):       # the sizes, before any array is read
+            _check_shapes({k: heads[k][0] for k in _KEYS}, where)
         try:
             z = np.load(path, allow_pickle=False)
         except Exception as e:   # noqa: BLE001 - not a zip or .npy, truncated, pickled ...
@@ -134,6 +225,9 @@ class NumpyPolicy:
                     raise WeightsError(f"{where}: format {show(None if fmt is None else fmt.tolist())}, "
                                        f"expected {FORMAT!r}")
                 arrays = {k: z[k] for k in _KEYS if k in names}
+                for k in names:
+                    if k.startswith("meta_"):
+                        z[k]             # read (bounded by its header): a damaged member fails here
             except WeightsError:
                 raise
             except Exception as e:   # noqa: BLE001 - a damaged member: zlib, zip, EOF, pickled arrays ...

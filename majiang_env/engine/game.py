@@ -30,6 +30,7 @@ from .kernel.observe import observe as _observe
 from .kernel.step import new_game, settle
 from .kernel.step import step as kernel_step
 from .kernel.worlds import sample_world, world_stream
+from .rows import check_row
 from .rules import (
     NUM_ACTIONS,
     NUM_CARDS,
@@ -268,11 +269,16 @@ class Game:
 
 
 def game_from_state(row, rules: RuleConfig, seed: int) -> Game:
-    """A ``Game`` over a copy of a kernel state row that the kernel itself produced
-    (``VectorGame`` uses it for ``game(i)``); ``seed`` is the game's deal seed.
-    Not for rows from elsewhere: a state row is trusted, not validated."""
+    """A ``Game`` over a copy of a kernel state row (``VectorGame`` uses it for
+    ``game(i)``); ``seed`` is the game's deal seed. The row is checked first
+    (``rows.check_row``: every field in its range and consistent with the rest,
+    the legal list the kernel's own), so a row from elsewhere that the kernel
+    could not have produced raises ValueError naming the field, and nothing of
+    it reaches the kernel."""
+    rules = make_rules(rules)
+    st = check_row(row, rules)
     g = Game(rules, seed=seed)
-    g._st[:] = row
+    g._st[:] = st
     g._n = int(g._s.num_legal)
     write_mask(g._st, g._mask)
     return g

@@ -17,7 +17,10 @@ game type              sequential, imperfect information, 4 players, explicit ch
 parameters             every ``RuleConfig`` field with its default (docs/rules.md §10), plus
                        ``obs_type`` (``"features"``, the default, ``"float"`` or ``"compact"``). An unknown
                        name or a value of the wrong type is refused by ``pyspiel.load_game``; a
-                       value ``RuleConfig`` does not allow raises ValueError naming it
+                       value ``RuleConfig`` does not allow raises ValueError naming it. An int
+                       that does not fit a C++ int (``2**31``) is refused by pybind11 inside
+                       ``pyspiel.load_game`` (RuntimeError) before the game sees it;
+                       :func:`load_game` and ``MajiangGame(params)`` raise ValueError for it
 actions                the engine's 156 ids (``majiang_env.engine.rules``, docs/api.md);
                        ``action_to_string`` gives ``action_name``
 the deal (chance)      ``DEAL_BYTES`` = 8 chance nodes at the start, each with 256 equally likely
@@ -25,7 +28,8 @@ the deal (chance)      ``DEAL_BYTES`` = 8 chance nodes at the start, each with 2
                        ``Game(seed=...)``, which deals every hand of the game. That is exactly the
                        engine's deal distribution (a uniform seed), listed explicitly, so
                        ``chance_outcomes()`` is a true distribution and the OpenSpiel history
-                       (8 bytes, then the players' actions) replays the game. 144! orderings
+                       (8 bytes, then the players' actions) replays the game. An outcome
+                       outside 0..255 raises ValueError and changes nothing. 144! orderings
                        could not be listed, and a ``SAMPLED_STOCHASTIC`` Python game cannot be
                        serialized by OpenSpiel (``Game::GetRNGState`` is not reachable from
                        Python), so the seed is drawn in bytes instead
@@ -68,10 +72,26 @@ the other seats' own past actions are withheld by the engine, so their
 strings there are computed the same way from what that world holds.
 
 **Cloning and serialization.** ``state.clone()`` copies the engine with
-``Game.clone()``. ``state.serialize()`` holds the game's ``majiang-record/1``
-record, which ``game.deserialize_state`` replays and checks
-(``records.replay``); a state over a sampled world (no record) holds its
-engine state row instead, trusted as pickled data always is.
+``Game.clone()``. ``state.serialize()`` is data only: JSON of format
+``python_majiang-state/1`` holding the OpenSpiel history (the 8 deal bytes,
+then the actions) and, for a state made by ``state_from_game`` or
+``resample_from_infostate``, the start it was attached to (the game's
+``majiang-record/1`` record, or a sampled world's state row) and the rewards
+it came with. ``game.deserialize_state(s)`` accepts only such a string: the
+start's record is replayed and checked (``records.replay``), a start row is
+checked field by field (``engine.rows.check_row``), and each action of the
+history is checked for legality before it is applied; any other string (an
+OpenSpiel C++-format ``history=...__dict__=...`` one included) raises
+ValueError, and nothing in it is run or unpickled. Pickling a state
+(``pickle``, ``copy.deepcopy``) goes through the same string.
+**OpenSpiel's own C++ path is outside this:** for every Python game,
+``pyspiel.serialize_game_and_state`` / ``pyspiel.deserialize_game_and_state``
+and C++ code that calls ``Game::DeserializeState`` (e.g.
+``pyspiel.random_sim_test(..., serialize=True)``) use OpenSpiel's
+``PyState::Serialize`` format, whose ``__dict__=`` part is a base64 pickle that
+OpenSpiel unpickles with ``pickle.loads`` before this game sees it. A Python
+game cannot override that route, so such strings may run code: read them
+only from sources you trust, as any pickle.
 
 **Planning.** ``state.resample_from_infostate(p, sampler)`` is a new state over
 ``Game.sample_hidden(p, seed)``: every card p cannot see redealt from exactly
@@ -90,6 +110,8 @@ was given) in a state; ``majiang_env.agents.ismcts.ISMCTSAgent`` plays IS-MCTS i
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from dataclasses import fields
 
 import numpy as np
@@ -100,7 +122,7 @@ except ImportError as e:     # the optional extra
     raise ImportError("majiang_env.envs.openspiel needs OpenSpiel (the pyspiel module): "
                       "pip install \"majiang_env[openspiel]\"") from e
 
-from ..engine.checks import as_seat, show
+from ..engine.checks import as_int, as_seat, is_int, show
 from ..engine.encodings import OBS_SIZE, check_obs_type, encoded_size, make_encoder
 from ..engine.game import Game, game_from_state
 from ..engine.kernel import layout as L
@@ -168,6 +190,15 @@ class MajiangGame(pyspiel.Game):
     def new_initial_state(self):
         return MajiangState(self)
 
+    def deserialize_state(self, string):
+        """The state of ``string``, a ``state.serialize()`` of this game (module
+        docstring, "Serialization"): its actions replayed from the start and each
+        checked. Any other string, an OpenSpiel C++-format one included, raises
+        ValueError; nothing in it is run or unpickled."""
+        state = self.new_initial_state()
+        _replay_into(state, _parse_state_string(string))
+        return state
+
     def max_chance_nodes_in_history(self):
         return DEAL_BYTES
 
@@ -206,14 +237,126 @@ class _Engine:
         return _engine_from_record, (g.record(),)
 
 
+class _Start:
+    """The game a state was attached to (``state_from_game``, ``resample_from_infostate``)
+    and the rewards it came with: the start its serialization replays from. Never
+    changed, so copies share it."""
+
+    __slots__ = ("game", "rewards")
+
+    def __init__(self, game: Game, rewards):
+        self.game, self.rewards = game, tuple(rewards)
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def data(self) -> dict:
+        g = self.game
+        where = {"row": g.state.tolist()} if g.sampled else {"record": g.record()}
+        return {**where, "rewards": list(self.rewards)}
+
+    def __reduce__(self):
+        return _start_from_data, (self.game.rules.to_dict(), self.data())
+
+
+def _start_from_data(rules, data):
+    return _Start(_start_game(make_rules(rules), data), data["rewards"])
+
+
 def _engine_from_record(record):
     return _Engine(replay(record, auto_forced=True))
 
 
 def _engine_from_row(rules, row):
-    g = game_from_state(np.asarray(row, np.int32), make_rules(rules), seed=0)
+    g = game_from_state(np.asarray(row), make_rules(rules), seed=0)     # checked (engine.rows)
     g.seed = None
     return _Engine(g)
+
+
+# ---- state strings: data only -----------------------------------------------------------------
+STATE_FORMAT = "python_majiang-state/1"
+MAX_STATE_CHARS = 2_000_000        # a state string is at most a few hundred kB
+_STATE_KEYS = {"format", "history", "start"}
+
+
+def _bad(what: str):
+    return ValueError(f"{GAME_NAME} state string: {what}")
+
+
+def _parse_state_string(string) -> dict:
+    """The parts of a state string, checked for their form (not yet for legality)."""
+    if not isinstance(string, str):
+        raise _bad(f"must be a str (the text of state.serialize()), got {type(string).__name__}")
+    if len(string) > MAX_STATE_CHARS:
+        raise _bad(f"{len(string)} characters, more than any state has ({MAX_STATE_CHARS})")
+    if string.startswith("history="):
+        raise _bad("this is OpenSpiel's C++ format (history=, move_number=, __dict__=), whose __dict__ part "
+                   "is a pickle that can run code; it is refused here. Pass the text of state.serialize()")
+    try:
+        data = json.loads(string)
+    except (ValueError, RecursionError):
+        raise _bad(f"not JSON (expected the text of state.serialize(), format {STATE_FORMAT})") from None
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise _bad(f"not a {STATE_FORMAT} string (expected the text of state.serialize())")
+    if set(data) != _STATE_KEYS:
+        raise _bad(f"has the keys {sorted(data)}; a {STATE_FORMAT} string has exactly {sorted(_STATE_KEYS)}")
+    hist = data["history"]
+    if not isinstance(hist, list) or not all(is_int(a) for a in hist):
+        raise _bad("history must be a list of ints (the actions applied since the start)")
+    start = data["start"]
+    if start is not None:
+        if not isinstance(start, dict) or set(start) not in ({"record", "rewards"}, {"row", "rewards"}):
+            raise _bad('start must be null or {"record": ..., "rewards": [4 numbers]} or '
+                       '{"row": [ints], "rewards": [4 numbers]}')
+        rw = start["rewards"]
+        if not isinstance(rw, list) or len(rw) != NUM_SEATS or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rw):
+            raise _bad("start rewards must be a list of 4 finite numbers")
+    return data
+
+
+def _start_game(rules: RuleConfig, start: dict) -> Game:
+    """The game a state string starts from: a record replayed (records.replay checks
+    every decision) or a sampled world's state row (engine.rows checks it)."""
+    if "record" in start:
+        g = replay(start["record"], auto_forced=True)
+        if g.rules != rules:
+            raise _bad(f"the start record's rules ({g.rules}) are not this game's ({rules})")
+        return g
+    row = start["row"]
+    if not isinstance(row, list) or len(row) != L.SIZE or not all(is_int(x) for x in row):
+        raise _bad(f"a start row must be a list of {L.SIZE} ints")
+    g = game_from_state(np.array(row, np.int64), rules, seed=0)
+    if not g.sampled:
+        raise _bad("a start row is only written for a sampled world (Game.sample_hidden); a game with a "
+                   "history starts from its record")
+    g.seed = None
+    return g
+
+
+def _replay_into(state, data: dict):
+    """Apply a parsed state string to ``state``, a new initial state: attach its start,
+    then apply its history, checking each action before it is applied."""
+    os_game = state.get_game()
+    hist = data["history"]
+    if len(hist) > DEAL_BYTES + os_game.max_game_length():
+        raise _bad(f"a history of {len(hist)} actions is longer than any game "
+                   f"({DEAL_BYTES + os_game.max_game_length()})")
+    if data["start"] is not None:
+        rw = data["start"]["rewards"]
+        lo, hi = os_game.min_utility(), os_game.max_utility()
+        if not all(lo <= x <= hi for x in rw):
+            raise _bad(f"start rewards {show(rw)} are outside the game's bounds [{lo}, {hi}]")
+        g = _start_game(os_game.rules, data["start"])
+        state._attach(g, rw, _Start(g.clone(), rw))
+    for i, a in enumerate(hist):
+        if state.is_terminal():
+            raise _bad(f"history entry {i} ({a}) comes after the game is over")
+        legal = range(256) if state.is_chance_node() else state.legal_actions()
+        if a not in legal:
+            raise _bad(f"history entry {i}: action {show(a)} is not legal there "
+                       + ("(a chance outcome is 0..255)" if state.is_chance_node() else f"(legal ids {legal})"))
+        state.apply_action(a)
 
 
 class MajiangState(pyspiel.State):
@@ -228,6 +371,7 @@ class MajiangState(pyspiel.State):
         self._engine = None          # _Engine once dealt
         self._rewards = _ZEROS       # points of the hands closed by the last action
         self._keys = None            # cached information state strings {player: string}
+        self._start = None           # _Start when attached to a game (serialization replays from it)
 
     @property
     def engine(self):
@@ -247,14 +391,19 @@ class MajiangState(pyspiel.State):
         return [(b, 1.0 / 256) for b in range(256)]
 
     def _apply_action(self, action):
-        self._keys = None
         if self._engine is None:
+            if not is_int(action) or not 0 <= action <= 255:
+                raise ValueError(f"{GAME_NAME}: chance outcome {show(action)} is not one of this node's "
+                                 f"outcomes 0..255 (deal seed byte {self._dealt}); nothing was applied")
+            self._keys = None
             self._seed |= int(action) << (8 * self._dealt)
             self._dealt += 1
             if self._dealt == DEAL_BYTES:
                 self._engine = _Engine(Game(self.get_game().rules, seed=self._seed, auto_forced=True))
             return
-        self._rewards = tuple(float(x) for x in self._engine.game.step(action))
+        rewards = self._engine.game.step(action)        # raises, changing nothing, for an illegal action
+        self._keys = None
+        self._rewards = tuple(float(x) for x in rewards)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -296,9 +445,29 @@ class MajiangState(pyspiel.State):
         new._attach(world, self._rewards)
         return new
 
-    def _attach(self, game: Game, rewards=_ZEROS):
+    def _attach(self, game: Game, rewards=_ZEROS, start=None):
         self._engine, self._dealt, self._rewards, self._keys = _Engine(game), DEAL_BYTES, tuple(rewards), None
+        self._start = start if start is not None else _Start(game.clone(), rewards)
         return self
+
+    # ---- serialization: data only -----------------------------------------------------------
+    def serialize(self) -> str:
+        """This state as ``python_majiang-state/1`` JSON (module docstring): the actions
+        since the start, and the start when the state was attached to a game."""
+        return json.dumps({"format": STATE_FORMAT, "history": [int(a) for a in self.history()],
+                           "start": None if self._start is None else self._start.data()},
+                          separators=(",", ":"), ensure_ascii=False)
+
+    def __getstate__(self):
+        return {"parameters": dict(self.get_game().get_parameters()), "state": self.serialize()}
+
+    def __setstate__(self, data):
+        if not isinstance(data, dict) or set(data) != {"parameters", "state"} \
+                or not isinstance(data["parameters"], dict):
+            raise _bad("a pickled python_majiang state holds its game's parameters and its state string")
+        game = pyspiel.load_game(GAME_NAME, data["parameters"])
+        MajiangState.__init__(self, game)
+        _replay_into(self, _parse_state_string(data["state"]))
 
     # ---- information ---------------------------------------------------------------------------
     def info_key(self, player) -> str:
@@ -388,8 +557,9 @@ class _InfoStateObserver:
 
 def seed_actions(seed: int) -> list:
     """The 8 chance actions that deal ``Game(seed=seed)``: the seed's bytes, least significant first."""
-    from ..engine.checks import as_seed
-    seed = as_seed(seed)
+    if seed is None:
+        raise ValueError("seed_actions needs a seed: an int in 0..2**64-1 (got None)")
+    seed = as_int("seed", seed, 0, 2 ** 64 - 1)
     return [(seed >> (8 * i)) & 255 for i in range(DEAL_BYTES)]
 
 

@@ -127,6 +127,9 @@ agent: the game ends, each offender gets -1000 and the others 0 (what
 PettingZoo's ``parallel_seed_test`` sees when it samples every agent's
 action without the mask). A value outside Discrete(157) for any agent, or no
 entry for the acting agent, raises ``ActionSpaceError`` and changes nothing.
+Once the game is over (``agents`` is empty), ``step`` returns the five dicts
+of PettingZoo's Parallel API (observations, rewards, terminations,
+truncations, infos), all empty, as PettingZoo's ``aec_to_parallel`` does.
 
 PettingZoo's generic ``aec_to_parallel(env())`` does not apply, and
 ``metadata["is_parallelizable"]`` is False: it needs every agent to act once
@@ -307,8 +310,8 @@ class _ParallelEnv(turn_based_aec_to_parallel_wrapper):
             raise ResetNeededError("reset() needs to be called before step()")
         if not isinstance(actions, dict):
             raise ActionSpaceError(f"actions must be a dict {{agent: action}}, not {type(actions).__name__}")
-        if not self.agents:
-            return super().step(actions)
+        if not self.agents:     # the game is over: ParallelEnv's 5-tuple, with no live agent in it
+            return {}, {}, {}, {}, {}
         raw = aec.unwrapped
         acting = raw.agent_selection
         if acting not in actions:

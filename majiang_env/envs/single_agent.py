@@ -23,6 +23,7 @@ reads ``action_masks()`` by itself.
 | Observation | ``Box(int16, (436,))``: ``Game.observe(seat)``, the AEC ``"observation"`` (layout in ``majiang_env/engine/kernel/observe.py``); ``obs_type="float"`` / ``"features"``: the float32 encodings of ``majiang_env.engine.encodings`` (``"float"`` for an MLP) |
 | Actions | ``Discrete(156)``, the ids of docs/api.md; ``action_masks()`` (bool) marks the legal ones; ``info["action_mask"]`` holds the same as int8 |
 | Reward | ``reward_scale`` × the seat's point change in the hands that closed since its previous decision (the opponents' moves included; the first step also pays for hands closed before the seat's first decision); 0 on most steps. Over an episode the rewards add up to ``reward_scale × info["scores"][seat]`` |
+| Illegal action | by default (``illegal="terminate"``) an id the mask forbids **ends the episode**: reward ``illegal_reward`` (−1000.0), ``terminated=True``, ``info["illegal"] = True``, as PettingZoo's ``TerminateIllegalWrapper`` does for ``env()``. ``illegal="raise"`` raises ``IllegalActionError`` instead and changes nothing, which is what the batched ``SeatVectorEnv`` always does. A value that is no id of ``Discrete(156)`` raises ``ActionSpaceError`` in both modes |
 | Episode | one game (``hands_per_game`` hands); ``terminated`` when it is over; never truncated. A game that ends before the seat's first decision (in practice only one hand per game, closed by an early win) is skipped: ``reset`` starts another |
 | Registered | ``gymnasium.make("majiang_env/SingleAgent-v1", **kwargs)`` after ``import majiang_env``; ``gymnasium.make_vec(..., num_envs=B, vectorization_mode="vector_entry_point")`` gives the batched ``majiang_env.envs.seat_vector.SeatVectorEnv`` |
 
@@ -42,7 +43,10 @@ the seats ``seat + 1``, ``seat + 2``, ``seat + 3`` in turn order). A spec is
 
 An action the mask forbids: with ``illegal="terminate"`` (default) the episode
 ends with reward ``illegal_reward`` and ``info["illegal"] = True``; with
-``illegal="raise"`` the engine's ``ValueError`` propagates and nothing changes.
+``illegal="raise"`` the engine's ``IllegalActionError`` (a ``ValueError``)
+propagates and nothing changes. The two Gymnasium faces differ here by
+default: ``SeatVectorEnv`` has no such option and always raises, so pass
+``illegal="raise"`` to make this env behave like it.
 A value that is not an action id (not an integer, or outside 0..155) always
 raises ``ActionSpaceError`` and changes nothing.
 

@@ -165,8 +165,9 @@ def test_record_curve_adds_a_variant_beside_the_shipped_run_and_draws_them(tmp_p
     data = json.loads(dest.read_text())
     assert [r.get("variant", "") for r in data["runs"]] == ["", "from scratch"]   # the shipped run's rows are kept
     new = data["runs"][1]
-    assert new["command"] == ("python -m majiang_env.training.recipe --imitate 0 --critic state --shaping 0.3 "
-                              "--out runs/x")
+    # a run of the wall-clock budget: its minutes are named, the default budget being by updates
+    assert new["command"] == ("python -m majiang_env.training.recipe --minutes 60 --imitate 0 --eval-every 6 "
+                              "--critic state --shaping 0.3 --out runs/x")
     assert [r["row"] for r in new["rows"]] == ["start", "ppo 1", "final"] and new["load_average"].startswith("1.5")
     text = load("render_docs").curves({"train_strong": data}, str)
     assert "| from scratch |" in text and "−4.00 [−4.50, −3.50] (4,000 deals)" in text

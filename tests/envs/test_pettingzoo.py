@@ -481,4 +481,24 @@ def test_parallel_illegal_ids_end_the_game_as_in_env(who, caplog):
     assert all(terms.values()) and all(truncs.values()) and len(terms) == 4
     assert p.agents == [] and set(obs) == set(p.possible_agents)
     assert all(np.array_equal(o["action_mask"], PASS_ONLY) for o in obs.values())
-    assert p.step({}) == ({}, {}, {}, {})   # PettingZoo's answer once every agent is done
+    assert p.step({}) == ({}, {}, {}, {}, {})   # ParallelEnv's five dicts, empty once every agent is done
+
+
+def test_parallel_step_after_the_end_returns_five_empty_dicts():
+    """ParallelEnv.step returns (observations, rewards, terminations, truncations,
+    infos) always; once every agent is done they are empty, as PettingZoo's
+    aec_to_parallel gives, both after a finished game and after an illegal move."""
+    p = parallel_env(hands_per_game=1)
+    obs, _ = p.reset(seed=2)
+    rng = np.random.default_rng(2)
+    while p.agents:
+        acting = p.unwrapped.agent_selection
+        obs, *_ = p.step({acting: int(rng.choice(np.flatnonzero(obs[acting]["action_mask"])))})
+    for actions in ({}, {"player_0": 0}, {a: 156 for a in p.possible_agents}):
+        out = p.step(actions)
+        assert out == ({}, {}, {}, {}, {}) and p.agents == []
+    obs, _ = p.reset(seed=3)
+    acting = p.unwrapped.agent_selection
+    idle = next(a for a in p.agents if a != acting)
+    p.step({acting: int(np.flatnonzero(obs[acting]["action_mask"])[0]), idle: 0})   # an idle agent moves
+    assert p.agents == [] and p.step({}) == ({}, {}, {}, {}, {})
