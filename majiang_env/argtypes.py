@@ -7,7 +7,7 @@ import argparse
 import math
 import os
 
-__all__ = ["int_in", "number_in", "output_dir", "existing_file", "text"]
+__all__ = ["int_in", "number_in", "output_dir", "existing_file", "text", "seed", "agent_spec"]
 
 
 def int_in(lo: int, hi: int):
@@ -71,3 +71,24 @@ def text(max_len: int = 80, refused=()):
         return s
     parse.__name__ = "text"
     return parse
+
+
+def seed(s: str) -> int:
+    """A seed: an integer in 0..2**64-1."""
+    try:
+        v = int(s, 10)
+    except (ValueError, TypeError):
+        v = -1
+    if not 0 <= v < 2 ** 64:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in 0..2**64-1, got {s[:40]!r}")
+    return v
+
+
+def agent_spec(s: str) -> str:
+    """An agent spec the registry resolves (``majiang_env.agents``; the error names the known agents)."""
+    from .engine.registry import resolve
+    try:
+        resolve(s, "agent")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return s

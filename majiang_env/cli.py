@@ -22,8 +22,10 @@ import argparse
 import os
 import sys
 
-from .engine.checks import as_seed
-from .engine.registry import agent_names, resolve
+from .argtypes import agent_spec as _agent
+from .argtypes import int_in
+from .argtypes import seed as _seed
+from .engine.registry import agent_names
 
 PROG = "python -m majiang_env"
 COMMANDS = ("watch", "play", "arena", "ladder", "train", "bench", "compile")
@@ -43,34 +45,6 @@ text with parameters (search:samples=8), a weights file (.npz / .pt) or
 module:factory. "python -m majiang_env COMMAND --help" lists a command's
 options. The rules are in docs/rules.md.
 """
-
-
-def _seed(text):
-    try:
-        return as_seed(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is an integer 0..2**64-1, not {text!r}") from None
-
-
-def _agent(text):
-    """An agent spec, checked when parsed (argparse's usage error names what is known)."""
-    try:
-        resolve(text, "agent")
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return text
-
-
-def _count(lo, hi, what):
-    def read(text):
-        try:
-            v = int(text)
-        except ValueError:
-            v = None
-        if v is None or not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{what} must be an integer in {lo}..{hi}, not {text!r}")
-        return v
-    return read
 
 
 def parser() -> argparse.ArgumentParser:
@@ -121,13 +95,13 @@ def parser() -> argparse.ArgumentParser:
                                    "over B in the same seats of the same deals. Four agents: that lineup.")
     a.add_argument("agents", nargs="+", type=_agent, metavar="AGENT",
                    help=f"two or four agent specs ({names}, a weights file, module:factory)")
-    a.add_argument("--deals", type=_count(2, 10 ** 8, "--deals"), default=500,
+    a.add_argument("--deals", type=int_in(2, 10 ** 8), default=500,
                    help="deals (each played in every seating; at least 2 for an interval)")
     a.add_argument("--lineup", choices=("one", "alternate"), default="one",
                    help="with two agents: A in one seat (one) or in two alternate seats (alternate)")
     a.add_argument("--permutations", action="store_true", help="all 24 seat orders instead of 4 rotations")
     a.add_argument("--seed", type=_seed, default=0, help="run seed: deal d is game d of this seed")
-    a.add_argument("--threads", type=_count(1, 1024, "--threads"), default=1, help="numba threads")
+    a.add_argument("--threads", type=int_in(1, 1024), default=1, help="numba threads")
     a.add_argument("--json", default=None, metavar="PATH", help="also write every figure as JSON")
     rules_args(a)
 
@@ -138,11 +112,11 @@ def parser() -> argparse.ArgumentParser:
                                      "points are zero-sum) with 95%% intervals over deals, in one table.")
     lad.add_argument("agents", nargs="*", type=_agent, metavar="AGENT",
                      default=["random", "greedy", "search", "pretrained"], help="the agents of the rows")
-    lad.add_argument("--deals", type=_count(2, 10 ** 8, "--deals"), default=500, help="deals per row")
-    lad.add_argument("--search-deals", type=_count(2, 10 ** 8, "--search-deals"), default=100,
+    lad.add_argument("--deals", type=int_in(2, 10 ** 8), default=500, help="deals per row")
+    lad.add_argument("--search-deals", type=int_in(2, 10 ** 8), default=100,
                      help="deals of a search row (milliseconds per decision)")
     lad.add_argument("--seed", type=_seed, default=0, help="run seed")
-    lad.add_argument("--threads", type=_count(1, 1024, "--threads"), default=1, help="numba threads")
+    lad.add_argument("--threads", type=int_in(1, 1024), default=1, help="numba threads")
     lad.add_argument("--json", default=None, metavar="PATH", help="also write the rows as JSON")
     rules_args(lad)
 
@@ -156,10 +130,10 @@ def parser() -> argparse.ArgumentParser:
                                    "of --repeats runs of the agent's loop (observation and legal actions "
                                    "read at every decision, a random legal action chosen) beside the bare "
                                    "stepping loop; the load average before and after.")
-    b.add_argument("--decisions", type=_count(1000, 10 ** 10, "--decisions"), default=200_000,
+    b.add_argument("--decisions", type=int_in(1000, 10 ** 10), default=200_000,
                    help="decisions per timed run of each batched row (the single-game rows take a tenth)")
-    b.add_argument("--repeats", type=_count(1, 100, "--repeats"), default=3, help="runs per row, best kept")
-    b.add_argument("--num-envs", type=_count(1, 2 ** 20, "--num-envs"), default=1024, help="batch size B")
+    b.add_argument("--repeats", type=int_in(1, 100), default=3, help="runs per row, best kept")
+    b.add_argument("--num-envs", type=int_in(1, 2 ** 20), default=1024, help="batch size B")
     b.add_argument("--json", default=None, metavar="PATH", help="also write the rows as JSON")
 
     sub.add_parser("compile", prog=f"{PROG} compile", formatter_class=fmt,

@@ -31,6 +31,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "benchmarks")]
 import results_io  # noqa: E402
 
 from majiang_env import Game, RuleConfig, arena  # noqa: E402
+from majiang_env.agents import parse_agent  # noqa: E402
 from majiang_env.engine import tables  # noqa: E402
 from majiang_env.engine.kernel import layout as L  # noqa: E402
 from majiang_env.engine.kernel.players import (  # noqa: E402
@@ -41,14 +42,13 @@ from majiang_env.engine.kernel.players import (  # noqa: E402
     agent_params,
     new_workspace,
 )
-from majiang_env.engine.vector import parse_agent  # noqa: E402
 
 
 def parse_config(text: str) -> dict:
     """``samples=16,budget=8000,confidence=1,search_wins=0`` -> the search agent's options
-    (``vector.parse_agent``; budget ``none``: no cap); ``default``: all defaults."""
+    (``majiang_env.agents.parse_agent``; budget ``none``: no cap); ``default``: all defaults."""
     spec = parse_agent("search" if text in ("", "default") else f"search:{text}")
-    return {} if isinstance(spec, str) else spec[1]
+    return spec[1]
 
 
 def strength(opts, deals, seed, rules, threads):

@@ -93,6 +93,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "benchmarks")]
 import results_io  # noqa: E402
 
 from majiang_env import Game, RuleConfig  # noqa: E402
+from majiang_env.agents import parse_agent  # noqa: E402
 from majiang_env.arena import mean_ci  # noqa: E402
 from majiang_env.engine import tables  # noqa: E402
 from majiang_env.engine.kernel import cards, scoring  # noqa: E402
@@ -102,7 +103,7 @@ from majiang_env.engine.kernel.observe import OBS_DRAWN, OBS_HAND, OBS_MELD, OBS
 from majiang_env.engine.kernel.players import agent_params, new_workspace  # noqa: E402
 from majiang_env.engine.kernel.search import remove_card, search_action  # noqa: E402
 from majiang_env.engine.rules import A_DISCARD, R_CHOW_OFF, R_KUIKAE  # noqa: E402
-from majiang_env.engine.vector import game_seed, parse_agent  # noqa: E402
+from majiang_env.engine.vector import game_seed  # noqa: E402
 
 PLAYERS = ("oracle", "oracle+1", "hidden1", "hidden2", "hidden1+1", "hidden2+1", "latest", "tenpai-value",
            "search")
@@ -128,7 +129,7 @@ class Tables:
 
 def deals_in(game, t, p, kind) -> bool:
     """Could a seat other than p, still in the hand, win on a discard of ``kind`` (true hands)?"""
-    st = game._st  # the real state: this is the oracle's cheat
+    st = game.state  # the real state: this is the oracle's cheat
     return any(q != p and not st[L.RETIRED + q] and scoring.is_win(st, t.wt, q, kind) for q in range(4))
 
 
@@ -200,7 +201,7 @@ def win_chance(row, wt, q, kind, pool, hidden):
 def expected_deal_ins(game, t, p, k, kinds):
     """{kind: the expected number of seats still playing that could win on a discard of it}, for a
     player that reads the other hands but the last ``k`` cards of each (t.w holds p's unseen counts)."""
-    row = game._st.copy()   # the real state: a partial cheat
+    row = game.state.copy()   # the real state: a partial cheat
     hidden = {q: hide_recent(row, q, k) for q in range(4) if q != p}
     pool = t.w[W_UNSEEN:W_UNSEEN + 36].astype(np.int64)    # a copy
     for q in hidden:
@@ -325,7 +326,8 @@ def play(seed, t, special=-1, player=None, stats=None):
         own = rngs[p].copy()
         a = greedy_action(obs, mask, rngs[p], t.dt, t.chow_off, t.kuikae, t.w)
         if p == special and player == "search":
-            a = search_action(game._st, game._rules, t.wt, own, t.dt, t.params, *t.space)
+            a = search_action(game.state.copy(), game.rules.to_array(game.auto_forced), t.wt, own, t.dt, t.params,
+                                  *t.space)
         elif p == special and is_discard(game, a):
             a = choose(player, game, t, p, obs, mask, a)
         elif stats is not None and is_discard(game, a):
@@ -387,7 +389,7 @@ def main(argv=None):
         spec = parse_agent(f"search:{args.search}" if args.search else "search")
     except ValueError as e:
         ap.error(f"--search: {e}")
-    t = Tables(rules, spec[1] if isinstance(spec, tuple) else None, args.step_risk)
+    t = Tables(rules, spec[1] or None, args.step_risk)
     t0 = time.perf_counter()
     gain, stats = gains(t, args.players, args.deals, args.seed)
     secs = time.perf_counter() - t0

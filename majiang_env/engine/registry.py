@@ -56,6 +56,7 @@ import numpy as np
 
 from .checks import is_int, show
 from .kernel.players import AGENT_CODES, AGENT_PARAMS, agent_params
+from .rules import NUM_ACTIONS
 
 __all__ = ["AgentError", "AgentEntry", "AgentRef", "Batched", "Param", "KERNEL", "BATCHED", "WORLD",
            "agent_names", "agent_info", "kernel_agent_names", "format_agent", "make_agent", "parse_agent",
@@ -345,6 +346,15 @@ class Batched:
         return f"Batched({self.name})"
 
 
+class BadAnswer(AgentError):
+    """An answer of a per-observation agent that is not a legal id of its row ``i``
+    (the face reraises it as ``AgentError`` naming the agent and where)."""
+
+    def __init__(self, i, value):
+        super().__init__(f"answer {show(value, 60)} ({type(value).__name__}) of row {i}")
+        self.row, self.value = i, value
+
+
 class PerObservation:
     """A callable ``agent(obs_dict) -> action`` as a batched agent: called once per row,
     with the compact observation (the PettingZoo convention)."""
@@ -355,7 +365,15 @@ class PerObservation:
         self.name = name or _object_name(fn)
 
     def act_batch(self, obs, mask):
-        return [self.fn({"observation": obs[i].copy(), "action_mask": mask[i].copy()}) for i in range(len(obs))]
+        out = np.empty(len(obs), np.int64)
+        for i in range(len(obs)):
+            given = v = self.fn({"observation": obs[i].copy(), "action_mask": mask[i].copy()})
+            if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":
+                v = v[()]
+            if not is_int(v) or not 0 <= int(v) < NUM_ACTIONS or not mask[i, int(v)]:
+                raise BadAnswer(i, given)
+            out[i] = int(v)
+        return out
 
     def __call__(self, obs):
         return self.fn(obs)
@@ -470,11 +488,19 @@ class AgentRef:
                     raise AgentError(f"{e}" + (f"; agent {self.name!r} needs the {extra!r} extra "
                                                f"(pip install 'majiang_env[{extra}]')" if extra else "")) from None
         params = {k: v for k, v in self.params.items() if v is not None or k != "path"}
-        made = _call_factory(factory, seed, rules, params)
+        hint = ("a class or factory is called as f(seed), or f(seed, rules=...) when it takes rules; for a "
+                "class built otherwise, pass an instance")
+        try:
+            made = _call_factory(factory, seed, rules, params)
+        except TypeError as e:
+            if self.entry is not None and self.entry.name in BUILTIN:
+                raise
+            raise AgentError(f"agent {self.name!r}: its factory could not be called ({e}); {hint}") from None
         got = as_protocol(made)
-        if got is None:
+        if got is None or isinstance(made, type):
             raise AgentError(f"agent {self.name!r}: its factory returned {show(made, 80)}, not an agent "
-                             "(an object with act_batch(obs, mask) or act_world(world, seat), or a callable)")
+                             f"(an object with act_batch(obs, mask) or act_world(world, seat), or a callable); "
+                             f"{hint}")
         return got[1]
 
 

@@ -19,7 +19,7 @@ from .encodings import make_encoder
 from .kernel import batch
 from .kernel.cards import mix64
 from .kernel.players import LOOP_AGENTS, TABLE_AGENTS
-from .registry import KERNEL, WORLD, AgentError, resolve
+from .registry import KERNEL, WORLD, AgentError, BadAnswer, resolve
 from .rules import NUM_ACTIONS, make_rules
 from .threads import current_threads
 
@@ -78,6 +78,11 @@ def python_actions(agent, name, obs, mask, encoders=None, context=None, own=None
         x = obs if encoders is None else encoders.encode(kind, obs, mask)
     try:
         out = agent.act_batch(x, mask)
+    except BadAnswer as e:
+        i = e.row
+        where = f" {context(i)}" if context is not None else f" (row {i})"
+        raise AgentError(f"agent {show(name)} chose {show(e.value, 60)} ({type(e.value).__name__}), not a legal "
+                         f"action,{where}; legal ids {np.flatnonzero(mask[i]).tolist()}") from None
     except Exception as e:
         if hasattr(e, "add_note"):
             e.add_note(f"(raised by agent {show(name)})")
@@ -88,10 +93,9 @@ def python_actions(agent, name, obs, mask, encoders=None, context=None, own=None
         a = None
     if a is not None and type(a) is not np.ndarray:
         a = np.array(a)
-    if a is not None and a.dtype == object and a.shape == (n,) and all(is_int(v) for v in a):
-        a = a.astype(np.int64)
     if a is None or a.shape != (n,) or a.dtype.kind not in "iu":
         got = (f"{a.dtype} {a.shape}" if a is not None else f"a ragged {type(out).__name__}") + f": {show(out, 60)}"
+        got += f"; legal ids of row 0: {np.flatnonzero(mask[0]).tolist()}" if n else ""
         raise AgentError(f"agent {show(name)} must answer with integer actions of shape ({n},), got {got}")
     ok = (a >= 0) & (a < NUM_ACTIONS)
     ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0

@@ -11,12 +11,13 @@ while True:
 ```
 
 In every game one seat is the learner; the other three are played **inside the
-compiled kernel** by in-kernel agents (``"random"``, ``"greedy"``, ``"search"``,
-any name of ``majiang_env.engine.vector.AGENTS``), or by a batched Python callable
-``fn(obs_batch, mask_batch) -> actions`` (an object with ``act_batch`` also
-works) that is called once per round for all slots where one of its seats is
-to act, with observations of the env's ``obs_type`` — so a frozen network
-opponent runs at batch speed. One ``step`` applies the learner's action in
+compiled kernel** by in-kernel agents (``"random"``, ``"greedy"``, ``"search"``:
+``majiang_env.agents.kernel_agent_names()``), or in Python by any other agent of
+the registry (``"pretrained"``, a weights file, a registered name, an object
+with ``act_batch``, a function ``fn(obs_batch, mask_batch) -> actions``), called
+once per round for all slots where one of its seats is to act, with the
+observations its ``obs_type`` names (the env's own when it names none) — so a
+frozen network opponent runs at batch speed. One ``step`` applies the learner's action in
 every slot and plays on until the learner is to act again.
 
 | | |
@@ -31,8 +32,11 @@ every slot and plays on until the learner is to act again.
 | ``critic_state=True`` | ``info["state"]`` (and the read-only ``states``): int16 (B, STATE_SIZE), the full-information state (``Game.full_state()``, docs/observation.md "Full state"; absolute seats) of each slot's game at the decision the returned observation shows; ``final_info["state"]`` too (SAME_STEP). ``single_state_space`` / ``state_space`` are its Box. Never part of the observation; off (the default), nothing is computed |
 
 ``opponents``: one spec for the three other seats, or a list of three (the
-seats ``seat + 1``, ``seat + 2``, ``seat + 3``); a spec is an agent name, a
-name with parameters ``("search", {"samples": 4})``, or a batched callable.
+seats ``seat + 1``, ``seat + 2``, ``seat + 3``); a spec is any agent spec of
+``majiang_env.agents`` (docs/api.md "Agents"): a name, text with parameters
+``"search:samples=4"`` or the pair ``("search", {"samples": 4})``, a weights
+file, an agent object, or a class (a factory, built seeded with the opponent's
+index).
 ``seat``: 0-3 or ``"random"``. Keywords after those are ``RuleConfig`` field
 overrides (``hands_per_game=1``). An action the learner may not take raises
 ``IllegalActionError`` naming the slot, and no game changes. An external
@@ -40,9 +44,7 @@ opponent's illegal action also raises ``IllegalActionError`` (naming it), but
 mid-step: the env then needs ``reset()``, as it does after any exception the
 callable raises. A callable may not call ``step``, ``reset``, ``sample_actions``
 or ``action_masks`` of the env it plays in (``RuntimeError`` saying so; the
-callable gets its own legal masks as its second argument). A class is not an
-opponent (the env would call the class itself with the observations):
-``SeatVectorEnv`` raises ``ValueError`` at construction; pass an instance.
+callable gets its own legal masks as its second argument).
 
 **Attributes.** ``reward_scale`` (a finite number), ``copy`` (True/False) and
 ``num_threads`` (None or 1..numba's thread count) may be set on a made env,
@@ -103,11 +105,6 @@ _SCORES = OBS_SCALAR + S_SCORES   # the four scores in a compact observation (re
 def _opponent(spec, i, rules):
     """(code, params, (ref, built agent) or None) of opponent spec ``i``: an in-kernel
     agent by its code, a Python one (``learner.EXTERNAL``) built seeded with ``i``."""
-    if isinstance(spec, type) and not callable(getattr(spec, "act_batch", None)) \
-            and not callable(getattr(spec, "act_world", None)):
-        raise ValueError(f"an opponent must be an agent spec (majiang_env.agents: a name, text with parameters, "
-                         f"a pair, an agent object); got the class {spec.__name__}: pass an instance of it, or "
-                         f"register it (register_agent)")
     ref = resolve(spec, f"opponents[{i}]")
     if ref.kind == KERNEL:
         return ref.kernel[0], ref.kernel[1], None

@@ -1712,8 +1712,9 @@ def sec_single_opponents(rep, rng):
 
 
 def sec_seat_vector_opponents(rep, rng):
-    """SeatVectorEnv refuses what is not an opponent at construction (a class: ValueError
-    saying to pass an instance), and a callable may not call the env it plays in."""
+    """SeatVectorEnv refuses what is not an opponent at construction (a class that is not
+    a factory of agents, ``cls(seed)``: ValueError saying to pass an instance; an agent
+    class is built seeded), and a callable may not call the env it plays in."""
     from majiang_env.agents import GreedyAgent, RandomAgent
     from majiang_env.agents.pretrained import PretrainedAgent
     from majiang_env.envs.seat_vector import SeatVectorEnv
@@ -1727,7 +1728,16 @@ def sec_seat_vector_opponents(rep, rng):
         def __call__(self, obs, mask):
             return mask.argmax(1)
 
-    classes = [GreedyAgent, RandomAgent, PretrainedAgent, WithActBatch, Callable, int, type, object, np.ndarray]
+    for cls in (GreedyAgent, RandomAgent, PretrainedAgent):   # factories cls(seed): built, seeded
+        what = "SeatVectorEnv(2, opponents=%s) builds it" % cls.__name__
+        if rep.start(what):
+            try:
+                env = SeatVectorEnv(2, opponents=cls, hands_per_game=1)
+                env.reset(seed=0)
+                env.step(env.action_masks().argmax(1))
+            except Exception as e:  # noqa: BLE001
+                rep.fail("refused", "%s raised %s" % (what, _exc(e)))
+    classes = [WithActBatch, Callable, int, type, object, np.ndarray]
     not_callable = [v for v in V["ODD"] if not isinstance(v, str) and not callable(v)]
     for spec in classes + not_callable + ["bogus", ("bogus", {})]:
         for shape in ("one", "list"):

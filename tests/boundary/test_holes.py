@@ -431,7 +431,9 @@ def test_action_masks_from_inside_an_opponent_callable():
     assert seen and not any(seen)          # the learner is not to act while an opponent is
 
 
-def test_seat_vector_env_rejects_an_agent_class_at_construction():
+def test_seat_vector_env_builds_an_agent_class_as_a_factory():
+    """A class is a factory in every face (the registry): built once, seeded, never called
+    with the observations."""
     from majiang_env.agents.pretrained import PretrainedAgent
 
     class Batch:
@@ -439,9 +441,13 @@ def test_seat_vector_env_rejects_an_agent_class_at_construction():
             return mask.argmax(1)
 
     from majiang_env.agents import GreedyAgent
-    for cls in (PretrainedAgent, Batch, GreedyAgent):
-        with pytest.raises(ValueError, match="pass an instance"):
-            SeatVectorEnv(2, opponents=cls)
+    with pytest.raises(ValueError, match="pass an instance"):
+        SeatVectorEnv(2, opponents=Batch)          # not a factory: Batch() takes no seed
+    for cls in (PretrainedAgent, GreedyAgent):
+        env = SeatVectorEnv(2, opponents=cls, hands_per_game=1)
+        env.reset(seed=0)
+        for _ in range(5):
+            env.step(env.action_masks().argmax(1))
     SeatVectorEnv(2, opponents=Batch())
 
 

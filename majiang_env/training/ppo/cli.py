@@ -8,7 +8,8 @@ from dataclasses import asdict
 
 import torch
 
-from majiang_env.engine.registry import agent_names, resolve
+from majiang_env.argtypes import agent_spec
+from majiang_env.engine.registry import agent_names
 
 from .config import PPOConfig
 from .evaluation import evaluate
@@ -20,13 +21,7 @@ __all__ = ["main"]
 
 def _opponents(text):
     """``--opponents``: ``self`` or an agent spec the registry resolves (argparse's error otherwise)."""
-    if text == "self":
-        return text
-    try:
-        resolve(text, "--opponents")
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return text
+    return text if text == "self" else agent_spec(text)
 
 
 def _ci(r, key="points_ci"):
