@@ -1,15 +1,22 @@
 """PPO on ``SeatVectorEnv`` in one file, in the style of CleanRL's ``ppo.py``.
 
-    python examples/cleanrl_ppo.py                                   # 5 minutes, seed 0
-    python examples/cleanrl_ppo.py --total-seconds 600 --random-fraction 0.3 --num-envs 128
-    python examples/cleanrl_ppo.py --total-timesteps 200000          # a step budget instead of a time budget
+    python examples/cleanrl_ppo.py                                   # 700,000 learner decisions, seed 0
+    python examples/cleanrl_ppo.py --total-timesteps 2000000 --random-fraction 0.3 --num-envs 128
+    python examples/cleanrl_ppo.py --total-seconds 300               # a wall-clock budget instead
 
 One network plays the learning seat of ``--num-envs`` games of
 ``majiang_env.SeatVectorEnv`` (its seat drawn per game); the three other seats
 are played inside the compiled kernel, first by ``"random"`` agents (the first
 ``--random-fraction`` of the budget), then by ``"greedy"`` agents (the rest).
-The budget is ``--total-seconds`` of training wall time, or
-``--total-timesteps`` learner decisions when given.
+The budget is ``--total-timesteps`` learner decisions (default 700,000, rounded
+up to whole env steps of ``--num-envs`` games: 700,032 with 64; the last rollout
+of a phase is cut short to end it there), the same work whatever the machine's
+load: about 5 minutes of training on an idle 2-core machine, then the arena.
+``--total-seconds`` budgets training wall time instead, which depends on the
+machine and its load. Either clock starts after the compile: a warm-up reset
+and steps of an env per opponent kind compile the numba kernels (or load them
+from numba's cache) first, and the compile seconds are printed and written
+apart (``compile_seconds``).
 
 - Network: an MLP actor-critic (``--hidden 256 256``, tanh) over the
   observation: ``--obs-type float`` (default), the compact view normalised for
@@ -48,10 +55,13 @@ rotations) in one seat against three greedy seats, then three random seats
 interval over deals.
 
 Writes to ``--out-dir`` (default ``runs/cleanrl_ppo``): ``curve.json`` (the
-settings, one curve point per update: wall seconds, env steps, mean return per
-game over the window, opponent phase, losses; a summary per phase; the arena
-figures; the machine's load average) and ``curve.png`` (needs matplotlib;
-skipped with a message without it).
+settings and budget, the compile seconds, one curve point per update: env
+steps, wall seconds of training, mean return per game over the window,
+opponent phase, losses; a summary per phase; the arena figures; the machine's
+load average) and ``curve.png`` (the return per game over env steps, one panel
+per phase; needs matplotlib; skipped with a message without it).
+``--replot CURVE_JSON PNG`` only redraws a written ``curve.json``
+(docs/cleanrl_curve.png is drawn so from docs/cleanrl_curve.json).
 """
 from __future__ import annotations
 
