@@ -1,6 +1,6 @@
 """PPO on ``SeatVectorEnv`` in one file, in the style of CleanRL's ``ppo.py``.
 
-    python examples/cleanrl_ppo.py                                   # 700,000 learner decisions, seed 0
+    python examples/cleanrl_ppo.py                                   # 700,000 learner decisions, seed 0 (~5 min)
     python examples/cleanrl_ppo.py --total-timesteps 2000000 --random-fraction 0.3 --num-envs 128
     python examples/cleanrl_ppo.py --total-seconds 300               # a wall-clock budget instead
 
@@ -11,7 +11,8 @@ are played inside the compiled kernel, first by ``"random"`` agents (the first
 The budget is ``--total-timesteps`` learner decisions (default 700,000, rounded
 up to whole env steps of ``--num-envs`` games: 700,032 with 64; the last rollout
 of a phase is cut short to end it there), the same work whatever the machine's
-load: about 5 minutes of training on an idle 2-core machine, then the arena.
+load: about 5 minutes of training on a 2-core machine shared with other jobs
+(5.5 minutes in all with the compile cache warm and the arena).
 ``--total-seconds`` budgets training wall time instead, which depends on the
 machine and its load. Either clock starts after the compile: a warm-up reset
 and steps of an env per opponent kind compile the numba kernels (or load them
