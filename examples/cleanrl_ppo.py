@@ -1,15 +1,23 @@
 """PPO on ``SeatVectorEnv`` in one file, in the style of CleanRL's ``ppo.py``.
 
-    python examples/cleanrl_ppo.py                                   # 5 minutes, seed 0
-    python examples/cleanrl_ppo.py --total-seconds 600 --random-fraction 0.3 --num-envs 128
-    python examples/cleanrl_ppo.py --total-timesteps 200000          # a step budget instead of a time budget
+    python examples/cleanrl_ppo.py                                   # 700,000 learner decisions, seed 0 (~5 min)
+    python examples/cleanrl_ppo.py --total-timesteps 2000000 --random-fraction 0.3 --num-envs 128
+    python examples/cleanrl_ppo.py --total-seconds 300               # a wall-clock budget instead
 
 One network plays the learning seat of ``--num-envs`` games of
 ``majiang_env.SeatVectorEnv`` (its seat drawn per game); the three other seats
 are played inside the compiled kernel, first by ``"random"`` agents (the first
 ``--random-fraction`` of the budget), then by ``"greedy"`` agents (the rest).
-The budget is ``--total-seconds`` of training wall time, or
-``--total-timesteps`` learner decisions when given.
+The budget is ``--total-timesteps`` learner decisions (default 700,000, rounded
+up to whole env steps of ``--num-envs`` games: 700,032 with 64; the last rollout
+of a phase is cut short to end it there), the same work whatever the machine's
+load: about 5 minutes of training on a 2-core machine shared with other jobs
+(5.5 minutes in all with the compile cache warm and the arena).
+``--total-seconds`` budgets training wall time instead, which depends on the
+machine and its load. Either clock starts after the compile: a warm-up reset
+and steps of an env per opponent kind compile the numba kernels (or load them
+from numba's cache) first, and the compile seconds are printed and written
+apart (``compile_seconds``).
 
 - Network: an MLP actor-critic (``--hidden 256 256``, tanh) over the
   observation: ``--obs-type float`` (default), the compact view normalised for
@@ -48,10 +56,13 @@ rotations) in one seat against three greedy seats, then three random seats
 interval over deals.
 
 Writes to ``--out-dir`` (default ``runs/cleanrl_ppo``): ``curve.json`` (the
-settings, one curve point per update: wall seconds, env steps, mean return per
-game over the window, opponent phase, losses; a summary per phase; the arena
-figures; the machine's load average) and ``curve.png`` (needs matplotlib;
-skipped with a message without it).
+settings and budget, the compile seconds, one curve point per update: env
+steps, wall seconds of training, mean return per game over the window,
+opponent phase, losses; a summary per phase; the arena figures; the machine's
+load average) and ``curve.png`` (the return per game over env steps, one panel
+per phase; needs matplotlib; skipped with a message without it).
+``--replot CURVE_JSON PNG`` only redraws a written ``curve.json``
+(docs/cleanrl_curve.png is drawn so from docs/cleanrl_curve.json).
 """
 from __future__ import annotations
 
@@ -75,6 +86,7 @@ from majiang_env.engine.encodings import make_encoder
 
 MASKED_LOGIT = -1e8
 COMPACT_SCALE = 1.0 / 32.0   # compact observations are small integers (counts, ids, scores / 100)
+DEFAULT_TIMESTEPS = 700_000  # the default budget, in learner decisions
 
 
 def parse_args(argv=None):
@@ -87,9 +99,12 @@ def parse_args(argv=None):
     p.add_argument("--env-threads", type=int, default=1, help="numba threads of the env's kernels")
     p.add_argument("--out-dir", default="runs/cleanrl_ppo")
     # budget and phases
-    p.add_argument("--total-seconds", type=float, default=300.0, help="training wall time (arena excluded)")
     p.add_argument("--total-timesteps", type=int, default=None,
-                   help="learner decisions instead of a time budget")
+                   help=f"learner decisions to train on, rounded up to whole env steps of --num-envs games "
+                        f"(default: {DEFAULT_TIMESTEPS} unless --total-seconds is given)")
+    p.add_argument("--total-seconds", type=float, default=None,
+                   help="a wall-clock budget instead: training seconds, counted from after the compile "
+                        "(arena excluded); depends on the machine and its load")
     p.add_argument("--random-fraction", type=float, default=0.5,
                    help="share of the budget against random opponents; the rest is against greedy")
     # environment
@@ -119,7 +134,16 @@ def parse_args(argv=None):
     p.add_argument("--arena-deals", type=int, default=500, help="0: no arena")
     p.add_argument("--arena-opponents", nargs="+", choices=["greedy", "random"], default=["greedy", "random"])
     p.add_argument("--arena-seed", type=int, default=1_000_003, help="deals unseen in training")
+    p.add_argument("--replot", nargs=2, metavar=("CURVE_JSON", "PNG"),
+                   help="only redraw a written curve.json as a PNG, then exit (no training)")
     args = p.parse_args(argv)
+    if args.total_seconds is not None and args.total_timesteps is not None:
+        p.error("give one budget: --total-timesteps or --total-seconds")
+    if args.total_seconds is None and args.total_timesteps is None:
+        args.total_timesteps = DEFAULT_TIMESTEPS
+    if (args.total_seconds is not None and args.total_seconds <= 0) or \
+            (args.total_timesteps is not None and args.total_timesteps <= 0):
+        p.error("the budget must be positive")
     if not 0.0 <= args.random_fraction <= 1.0:
         p.error("--random-fraction must be in [0, 1]")
     args.batch_size = args.num_envs * args.num_steps
@@ -181,6 +205,20 @@ def make_env(args, opponents):
                          reward_scale=args.reward_scale, num_threads=args.env_threads, **rules)
 
 
+def warm_up(args, opponents):
+    """Compile the env's numba kernels (or load them from numba's cache) before any clock
+    starts: an env per opponent kind of the run, reset and stepped a few times on legal
+    actions, then closed. Returns the seconds it took."""
+    t = time.perf_counter()
+    for opp in dict.fromkeys(opponents):
+        envs = make_env(args, opp)
+        envs.reset(seed=args.seed)
+        for _ in range(4):
+            envs.step(envs.action_masks().argmax(axis=1))
+        envs.close()
+    return time.perf_counter() - t
+
+
 def compute_gae(rewards, values, dones, next_value, next_done, gamma, lam):
     """Advantages and returns of a rollout (T, B). ``dones[t]``: the env signalled the
     end of a game on the step before observation t (SAME_STEP: obs t is a new game's
@@ -229,6 +267,7 @@ def plot(curve, window, arena_figs, path):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
     except ImportError:
         print("matplotlib is not installed: no PNG (pip install matplotlib)")
         return None
@@ -236,10 +275,11 @@ def plot(curve, window, arena_figs, path):
     fig, axes = plt.subplots(1, max(1, len(phases)), figsize=(4 * max(1, len(phases)), 4), dpi=100, squeeze=False)
     for ax, phase in zip(axes[0], phases, strict=False):   # one panel per phase: returns differ by hundreds
         pts = [c for c in curve if c["phase"] == phase and c["mean_return"] is not None]
-        ax.plot([c["wall_seconds"] for c in pts], [c["mean_return"] for c in pts],
+        ax.plot([c["env_steps"] for c in pts], [c["mean_return"] for c in pts],
                 color="tab:blue" if phase == "random" else "tab:red")
         ax.set_title(f"vs 3 {phase} opponents (mean of the last {window} games)", fontsize=8)
-        ax.set_xlabel("training wall time (s)")
+        ax.set_xlabel("env steps (learner decisions)")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k" if x else "0"))
     axes[0, 0].set_ylabel("return per game (points)")
     title = "PPO on SeatVectorEnv"
     for a in arena_figs:
@@ -262,8 +302,20 @@ def summarize(returns, window):
             "first_window": arena.mean_ci(first), "last_window": arena.mean_ci(last)}
 
 
+def replot(curve_json, png):
+    """Draw a written curve.json (this script's, any budget) as ``png``."""
+    with open(curve_json) as f:
+        res = json.load(f)
+    path = plot(res["curve"], res["window"], res["arena"], png)
+    if path:
+        print(f"wrote {path} from {curve_json}")
+    return path
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if args.replot:
+        return replot(*args.replot)
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -275,13 +327,28 @@ def main(argv=None):
     print(f"torch threads {args.torch_threads}, env threads {args.env_threads}, batch {args.batch_size} "
           f"({args.num_envs} envs x {args.num_steps} steps), obs {args.obs_type}; load average {load_start}")
 
-    by_time = args.total_timesteps is None
-    budget = args.total_seconds if by_time else float(args.total_timesteps)
-    phases = [("random", args.random_fraction * budget)] if args.random_fraction > 0 else []
-    if args.random_fraction < 1:
-        phases.append(("greedy", budget))     # (opponents, the budget used when the phase ends)
+    T, B = args.num_steps, args.num_envs
+    by_time = args.total_seconds is not None
+    if by_time:     # seconds of training, counted from after the compile
+        budget = args.total_seconds
+        phases = [("random", args.random_fraction * budget)] if args.random_fraction > 0 else []
+        if args.random_fraction < 1:
+            phases.append(("greedy", budget))     # (opponents, the budget used when the phase ends)
+        print(f"budget: {budget:g} s of training wall time (the clock starts after the compile)")
+    else:           # learner decisions, in whole env steps of B games
+        calls = -(-args.total_timesteps // B)
+        budget = float(calls * B)
+        switch = round(args.random_fraction * calls) * B
+        phases = [("random", float(switch))] if switch > 0 else []
+        if switch < budget:
+            phases.append(("greedy", budget))
+        print(f"budget: {args.total_timesteps:,} learner decisions = {calls:,} env steps of {B} games "
+              f"({int(budget):,} decisions)" + (f"; greedy opponents from step {switch:,}" if 0 < switch < budget
+                                                 else ""))
 
-    t = time.perf_counter()
+    compile_seconds = warm_up(args, [name for name, _ in phases])
+    print(f"compiled in {compile_seconds:.1f} s (numba kernels compiled or loaded from numba's cache; "
+          f"a warm-up reset and steps, before the training clock)")
     envs = make_env(args, phases[0][0])
     mode = envs.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
     next_step = mode == AutoresetMode.NEXT_STEP
@@ -290,7 +357,6 @@ def main(argv=None):
     agent = Agent(obs_size, num_actions, args.hidden, COMPACT_SCALE if args.obs_type == "compact" else 1.0)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
-    T, B = args.num_steps, args.num_envs
     obs = torch.zeros((T, B, obs_size), dtype=torch.int16 if args.obs_type == "compact" else torch.float32)
     masks = torch.zeros((T, B, num_actions), dtype=torch.bool)
     actions = torch.zeros((T, B), dtype=torch.long)
@@ -305,14 +371,13 @@ def main(argv=None):
         return torch.as_tensor(o), torch.as_tensor(envs.action_masks()), torch.zeros(B)
 
     next_obs, next_mask, next_done = start(0)
-    print(f"env ready in {time.perf_counter() - t:.1f} s (numba compile or cache load); "
-          f"autoreset {mode.name}")
+    print(f"autoreset {mode.name}")
 
     phase_i = 0
     phase_returns = {name: [] for name, _ in phases}
     recent = deque(maxlen=args.window)
     ep_return = np.zeros(B)
-    curve, phase_switch = [], None
+    curve, phase_switch, phase_switch_step = [], None, None
     global_step, iteration = 0, 0
     t0 = time.perf_counter()
 
@@ -327,7 +392,7 @@ def main(argv=None):
             next_obs, next_mask, next_done = start(phase_i)
             ep_return[:] = 0
             recent.clear()
-            phase_switch = time.perf_counter() - t0
+            phase_switch, phase_switch_step = time.perf_counter() - t0, global_step
             print(f"--- phase {phases[phase_i][0]}: opponents {phases[phase_i][0]!r} from "
                   f"{phase_switch:.0f} s, step {global_step}")
         phase = phases[phase_i][0]
@@ -335,7 +400,9 @@ def main(argv=None):
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = args.learning_rate * max(0.0, 1.0 - used() / budget)
 
-        for step in range(T):
+        # the rollout: T steps, fewer where a step budget's phase ends sooner
+        n = T if by_time else min(T, int(phases[phase_i][1] - global_step) // B)
+        for step in range(n):
             obs[step], masks[step], dones[step] = next_obs, next_mask, next_done
             valid[step] = next_done == 0 if next_step else True    # NEXT_STEP: this step only resets
             with torch.no_grad():
@@ -364,13 +431,13 @@ def main(argv=None):
 
         with torch.no_grad():
             next_value = agent.get_value(next_obs)
-            advantages, returns = compute_gae(rewards, values, dones, next_value, next_done,
+            advantages, returns = compute_gae(rewards[:n], values[:n], dones[:n], next_value, next_done,
                                               args.gamma, args.gae_lambda)
 
-        b_obs, b_masks = obs.reshape(T * B, obs_size), masks.reshape(T * B, num_actions)
-        b_logprobs, b_actions = logprobs.reshape(-1), actions.reshape(-1)
-        b_adv, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
-        b_inds = np.flatnonzero(valid.reshape(-1).numpy())
+        b_obs, b_masks = obs[:n].reshape(n * B, obs_size), masks[:n].reshape(n * B, num_actions)
+        b_logprobs, b_actions = logprobs[:n].reshape(-1), actions[:n].reshape(-1)
+        b_adv, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values[:n].reshape(-1)
+        b_inds = np.flatnonzero(valid[:n].reshape(-1).numpy())
         mb_size = max(1, b_inds.size // args.num_minibatches)
         clipfracs = []
         for _ in range(args.update_epochs):
@@ -423,7 +490,8 @@ def main(argv=None):
     train_seconds = time.perf_counter() - t0
     load_end = os.getloadavg()
     sps = global_step / max(train_seconds, 1e-9)
-    print(f"trained {global_step} steps in {train_seconds:.1f} s ({sps:.0f} steps/s); load average {load_end}")
+    print(f"trained {global_step:,} steps in {train_seconds:.1f} s ({sps:.0f} steps/s; compile {compile_seconds:.1f} s "
+          f"before that); load average {load_end}")
     summary = {name: summarize(rs, args.window) for name, rs in phase_returns.items()}
     for name, s in summary.items():
         if s["games"]:
@@ -442,8 +510,12 @@ def main(argv=None):
             arena_figs.append(a)
 
     result = {"format": "cleanrl_ppo/1", "args": vars(args), "autoreset_mode": mode.name,
+              "budget": ({"total_seconds": args.total_seconds} if by_time
+                         else {"total_timesteps": args.total_timesteps, "env_steps": int(budget)}),
+              "compile_seconds": compile_seconds,
               "train_seconds": train_seconds, "env_steps": global_step, "steps_per_second": sps,
-              "updates": iteration, "phase_switch_seconds": phase_switch, "reward_scale": args.reward_scale,
+              "updates": iteration, "phase_switch_seconds": phase_switch, "phase_switch_step": phase_switch_step,
+              "reward_scale": args.reward_scale,
               "return_unit": "points per game (the learner's score change over one game)",
               "window": args.window, "curve": curve, "phases": summary, "arena": arena_figs,
               "load_average": {"start": load_start, "end": load_end, "after_arena": os.getloadavg()},

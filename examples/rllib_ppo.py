@@ -7,6 +7,13 @@
                                  [--eval-games 256] [--eval-opponents random] [--checkpoint DIR]
                                  [--torch-threads N] [--illegal-raises] [--json]
 
+The budget is in steps, not seconds: ``--iterations`` PPO iterations of about
+``--batch`` env steps (decisions) each (``train_batch_size_per_learner``), about
+20 x 4,000 = 80,000 by default whatever the machine's load; the summary counts
+the env steps sampled (``env_steps_sampled``). ``ray.init`` and building the
+algorithm (its env runners build their envs, and RLlib's env check steps them)
+are timed apart (``build_seconds``), before the first iteration.
+
 The environment is ``majiang_env.integrations.rllib.MajiangMultiAgentEnv`` (the features
 observation with the action mask), the module RLlib's action-masking PPO
 module, the config ``majiang_env.integrations.rllib.ppo_config``. Every iteration prints its

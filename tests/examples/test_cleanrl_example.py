@@ -1,5 +1,6 @@
-"""examples/cleanrl_ppo.py: its GAE, and a few updates of the script end to end in a subprocess
-(both opponent phases, a tiny arena), checked through its printed progress and its curve.json."""
+"""examples/cleanrl_ppo.py: its budget (steps by default, a wall-clock budget only when asked), its
+GAE, and a few updates of the script end to end in a subprocess (both opponent phases, a tiny arena),
+checked through its printed progress and its curve.json; a step budget stops at that many steps."""
 import importlib.util
 import json
 import math
@@ -20,6 +21,37 @@ def _module():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def test_the_default_budget_is_steps_and_seconds_only_when_asked():
+    mod = _module()
+    args = mod.parse_args([])
+    assert args.total_timesteps == mod.DEFAULT_TIMESTEPS and args.total_timesteps > 0
+    assert args.total_seconds is None
+    timed = mod.parse_args(["--total-seconds", "60"])
+    assert timed.total_seconds == 60.0 and timed.total_timesteps is None
+    assert mod.parse_args(["--total-timesteps", "1000"]).total_timesteps == 1000
+    for argv in (["--total-timesteps", "1000", "--total-seconds", "60"], ["--total-timesteps", "0"]):
+        with pytest.raises(SystemExit):
+            mod.parse_args(argv)
+
+
+def test_a_step_budget_stops_at_whole_env_steps_and_plots_over_steps(tmp_path, capsys):
+    mod = _module()
+    # 1,001 decisions of 8 games: 126 env steps (1,008 decisions), phase switch at 63 (504);
+    # the rollouts of 32 steps end short at each phase's end
+    res = mod.main(["--total-timesteps", "1001", "--num-envs", "8", "--num-steps", "32", "--num-minibatches", "2",
+                    "--update-epochs", "1", "--hidden", "16", "--hands-per-game", "1", "--torch-threads", "1",
+                    "--arena-deals", "0", "--out-dir", str(tmp_path / "run")])
+    text = capsys.readouterr().out
+    assert "compiled in" in text
+    assert res["env_steps"] == 1008 and res["budget"] == {"total_timesteps": 1001, "env_steps": 1008}
+    assert res["phase_switch_step"] == 504 and res["compile_seconds"] >= 0
+    assert [c["env_steps"] for c in res["curve"]] == [256, 504, 760, 1008]
+    assert [c["phase"] for c in res["curve"]] == ["random"] * 2 + ["greedy"] * 2
+    if res["png"]:
+        again = mod.main(["--replot", str(tmp_path / "run" / "curve.json"), str(tmp_path / "again.png")])
+        assert again and (tmp_path / "again.png").stat().st_size > 0
 
 
 def test_gae_cuts_the_bootstrap_at_a_game_end():
@@ -50,7 +82,8 @@ def test_script_trains_both_phases_and_writes_the_curve(tmp_path):
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-4000:]
     updates = [line for line in p.stdout.splitlines() if line.startswith("update ")]
     assert len(updates) == 6 and "SPS" in updates[0] and "return/game" in updates[0]
-    assert "--- phase greedy" in p.stdout
+    assert "--- phase greedy" in p.stdout and "compiled in" in p.stdout
+    assert "budget: 1,536 learner decisions" in p.stdout
     assert "arena: ppo vs 3 greedy" in p.stdout and "arena: ppo vs 3 random" in p.stdout
 
     res = json.loads((out / "curve.json").read_text())
@@ -58,6 +91,9 @@ def test_script_trains_both_phases_and_writes_the_curve(tmp_path):
                 "phases", "arena", "load_average"):
         assert key in res, key
     assert res["env_steps"] == 1536 and res["autoreset_mode"] == "SAME_STEP"
+    assert res["budget"] == {"total_timesteps": 1536, "env_steps": 1536} and res["args"]["total_seconds"] is None
+    assert res["compile_seconds"] >= 0 and res["phase_switch_step"] == 768
+    assert res["curve"][-1]["env_steps"] == 1536
     assert [c["phase"] for c in res["curve"]] == ["random"] * 3 + ["greedy"] * 3
     for c in res["curve"]:
         for key in ("wall_seconds", "env_steps", "mean_return", "phase", "policy_loss", "value_loss", "entropy"):

@@ -18,6 +18,7 @@ def test_sb3_example_prints_progress_and_an_arena_figure(capsys, tmp_path):
                     "--n-epochs", "1", "--arena-deals", "3", "--json", str(tmp_path / "r.json")])
     text = capsys.readouterr().out
     assert text.count("total_timesteps") >= 2          # one table per rollout of 8 x 64 steps
-    assert "arena, 3 deals" in text
+    assert "arena, 3 deals" in text and "compiled in" in text
     assert np.isfinite(out["arena"]["points_per_hand"]["mean"]) and out["timesteps"] == 1024
+    assert out["compile_seconds"] >= 0 and mod.parse_args([]).timesteps == 200_000   # a step budget
     assert (tmp_path / "r.json").is_file()
