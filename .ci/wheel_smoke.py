@@ -30,6 +30,54 @@ def cli(*args, timeout=900):
     return r.stdout
 
 
+def compiles_after_compile() -> list:
+    """The majiang_env functions numba compiles from now on (numba's compile event), as a list
+    that fills as they happen."""
+    from numba.core import event
+    seen = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            if (getattr(func, "__module__", "") or "").startswith("majiang_env"):
+                seen.append(f"{func.__module__}.{func.__name__}")
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Listener())
+    return seen
+
+
+def play_every_agent(names, SeatVectorEnv, SingleAgentEnv, AgentError):
+    step(f"every registered agent by name: {', '.join(names)}")
+    specs = {"ismcts": "ismcts:simulations=2", "search": "search:samples=2,budget=200"}
+    for name in names:
+        spec = specs.get(name, name)
+        if name == "ppo":   # a checkpoint of the trainer: torch is not installed here
+            try:
+                SeatVectorEnv(2, opponents="ppo:path=none.pt")
+            except (AgentError, ValueError) as e:
+                assert "train" in str(e), e
+                continue
+            raise AssertionError("the ppo agent was made without torch")
+        env = SeatVectorEnv(2, opponents=spec, seat="random", hands_per_game=1)
+        env.reset(seed=0)
+        done = np.zeros(2, bool)
+        for _ in range(200):
+            _, _, term, _, _ = env.step(env.sample_actions(np.zeros((2, 156))))
+            done |= term
+            if done.all():
+                break
+        assert done.all(), f"SeatVectorEnv with {spec} did not finish its games"
+        one = SingleAgentEnv(opponents=spec, seat="random", hands_per_game=1)
+        one.reset(seed=0)
+        over = False
+        while not over:
+            _, _, over, _, _ = one.step(int(np.flatnonzero(one.action_masks())[0]))
+        print(f"  {spec}: SeatVectorEnv and SingleAgentEnv episodes played", flush=True)
+
+
 def main(readme):
     here = Path.cwd().resolve()
     import majiang_env
@@ -70,32 +118,9 @@ def main(readme):
     from majiang_env import SeatVectorEnv, SingleAgentEnv
     from majiang_env.agents import AgentError, agent_names
     names = agent_names()
-    step(f"every registered agent by name: {', '.join(names)}")
-    specs = {"ismcts": "ismcts:simulations=2", "search": "search:samples=2,budget=200"}
-    for name in names:
-        spec = specs.get(name, name)
-        if name == "ppo":   # a checkpoint of the trainer: torch is not installed here
-            try:
-                SeatVectorEnv(2, opponents="ppo:path=none.pt")
-            except (AgentError, ValueError) as e:
-                assert "train" in str(e), e
-                continue
-            raise AssertionError("the ppo agent was made without torch")
-        env = SeatVectorEnv(2, opponents=spec, seat="random", hands_per_game=1)
-        env.reset(seed=0)
-        done = np.zeros(2, bool)
-        for _ in range(200):
-            _, _, term, _, _ = env.step(env.sample_actions(np.zeros((2, 156))))
-            done |= term
-            if done.all():
-                break
-        assert done.all(), f"SeatVectorEnv with {spec} did not finish its games"
-        one = SingleAgentEnv(opponents=spec, seat="random", hands_per_game=1)
-        one.reset(seed=0)
-        over = False
-        while not over:
-            _, _, over, _, _ = one.step(int(np.flatnonzero(one.action_masks())[0]))
-        print(f"  {spec}: SeatVectorEnv and SingleAgentEnv episodes played", flush=True)
+    compiled = compiles_after_compile()    # after `compile`, nothing below may compile again
+    play_every_agent(names, SeatVectorEnv, SingleAgentEnv, AgentError)
+    assert not compiled, f"compiled after `python -m majiang_env compile`: {sorted(set(compiled))}"
 
     step("the OpenSpiel game")
     import pyspiel
@@ -114,7 +139,14 @@ def main(readme):
     assert game.deserialize_state(state.serialize()).history() == state.history()
 
     step("an arena run")
-    out = cli("arena", "greedy", "pretrained", "--deals", "200")
+    watcher = ("import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); import wheel_smoke; "
+               "seen = wheel_smoke.compiles_after_compile(); sys.argv[0] = 'majiang_env'; "
+               "code = __import__('majiang_env.cli').cli.main(sys.argv[1:]); "
+               "print('compiled:', sorted(set(seen)), file=sys.stderr); sys.exit(code)")
+    r = subprocess.run([sys.executable, "-c", watcher, str(Path(__file__).parent), "arena", "greedy", "pretrained",
+                        "--deals", "200"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0 and "compiled: []" in r.stderr, r.stderr
+    out = r.stdout
     print(out, flush=True)
     assert re.search(r"pretrained\s+3\s+[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]", out), out
     from majiang_env.views.play import watch

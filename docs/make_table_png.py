@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from majiang_env import Game
-from majiang_env.agents import game_obs, make_policy
+from majiang_env.agents import game_obs, make_agent
 from majiang_env.views.render import render_rgb
 
 SEED, DECISIONS = 3, 130
@@ -18,7 +18,7 @@ SEED, DECISIONS = 3, 130
 
 def mid_game(seed=SEED, decisions=DECISIONS) -> Game:
     g = Game(seed=seed)
-    agents = [make_policy("greedy", seed=s) for s in range(4)]
+    agents = [make_agent("greedy", seed=s) for s in range(4)]
     for _ in range(decisions):
         if g.done:
             break

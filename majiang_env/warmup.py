@@ -22,8 +22,9 @@ import numpy as np
 
 __all__ = ["compile_all", "cache_report", "kernel_dispatchers", "main"]
 
-KERNEL_MODULES = ("cards", "legal", "step", "scoring", "observe", "features", "floatobs", "fullstate", "greedy",
-                  "search", "players", "worlds", "batch", "learner")
+KERNEL_MODULES = tuple(f"majiang_env.engine.kernel.{m}" for m in (
+    "cards", "legal", "step", "scoring", "observe", "features", "floatobs", "fullstate", "greedy", "search",
+    "players", "worlds", "batch", "learner")) + ("majiang_env.engine.rows",)
 
 
 def compile_all(log=None) -> list:
@@ -34,11 +35,14 @@ def compile_all(log=None) -> list:
     from gymnasium.vector import AutoresetMode
 
     from .engine.game import Game
+    from .engine.registry import Batched
     from .engine.vector import VectorGame, selfplay
     from .envs.seat_vector import SeatVectorEnv
 
-    def zeros(n):
-        return np.zeros((n, 156), np.float32)
+    def zeros(n, dtype=np.float32):
+        return np.zeros((n, 156), dtype)
+
+    python_agent = Batched(lambda obs, mask: np.asarray(mask).argmax(1), "first legal")
 
     stages = []
 
@@ -64,12 +68,15 @@ def compile_all(log=None) -> list:
             for n in (4, 64):                         # the serial and the parallel loops
                 vg = VectorGame(n, seed=0, obs_type=obs_type)
                 vg.reset()
-                for _ in range(3):
-                    vg.step(vg.sample_actions(zeros(n)))
-                    vg.sample_step(zeros(n))
+                for dtype in (np.float32, np.float64):      # logits of either float type
+                    for _ in range(2):
+                        vg.step(vg.sample_actions(zeros(n, dtype)))
+                        vg.sample_step(zeros(n, dtype))
+                vg.policy_actions(python_agent)
                 vg.policy_actions("random")
                 vg.policy_actions("greedy")
                 vg.full_states()
+                vg.game(0)                                 # a state row checked (engine/rows.py)
                 vg.copy_rows(0, 1)
                 vg.sample_hidden(0, 2, 0, 5)
 
@@ -82,6 +89,7 @@ def compile_all(log=None) -> list:
     def selfplays():
         selfplay(8, agents=("random", "greedy", "random", "greedy"), num_envs=4)
         selfplay(2, agents=("search:samples=1,budget=50", "greedy", "random", "greedy"), num_envs=2)
+        selfplay(2, agents=(python_agent, "greedy", "random", "greedy"), num_envs=2)
 
     def seat_envs():
         for obs_type in ("compact", "features", "float"):
@@ -90,25 +98,39 @@ def compile_all(log=None) -> list:
                     env = SeatVectorEnv(n, opponents="greedy", seat="random", obs_type=obs_type,
                                         autoreset_mode=mode, critic_state=obs_type == "features")
                     env.reset(seed=0)
-                    for _ in range(3):
-                        env.step(env.sample_actions(zeros(n)))
-        env = SeatVectorEnv(2, opponents=["search:samples=1,budget=50", "random", "greedy"])
-        env.reset(seed=0)
-        env.step(env.sample_actions(zeros(2)))
+                    for dtype in (np.float32, np.float64):
+                        for _ in range(2):
+                            env.step(env.sample_actions(zeros(n, dtype)))
+        for obs_type in ("compact", "features", "float"):   # opponents in the kernel and in Python
+            env = SeatVectorEnv(2, opponents=["search:samples=1,budget=50", python_agent, "greedy"],
+                                obs_type=obs_type)
+            env.reset(seed=0)
+            for _ in range(8):
+                env.step(env.sample_actions(zeros(2)))
+
+    def single_agent():
+        from .envs.single_agent import SingleAgentEnv
+        for opponents in (["search:samples=1,budget=50", python_agent, "greedy"], "random"):
+            env = SingleAgentEnv(opponents=opponents, hands_per_game=1)
+            env.reset(seed=0)
+            over = False
+            while not over:
+                _, _, over, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
 
     stage("the game kernel (Game)", one_game)
     stage("the batched kernels (VectorGame)", vectors)
     stage("the search agent", agents)
     stage("self-play", selfplays)
     stage("SeatVectorEnv", seat_envs)
+    stage("SingleAgentEnv", single_agent)
     return stages
 
 
 def kernel_dispatchers() -> list:
-    """Every numba function of the kernel (``engine/kernel/*.py``) that is cached on disk."""
+    """Every numba function of the package (``engine/kernel/*.py``, ``engine/rows.py``) cached on disk."""
     out = []
     for name in KERNEL_MODULES:
-        mod = importlib.import_module(f"majiang_env.engine.kernel.{name}")
+        mod = importlib.import_module(name)
         for obj in vars(mod).values():
             if getattr(obj, "__module__", None) == mod.__name__ and hasattr(obj, "py_func") \
                     and getattr(obj, "_cache", None) is not None:

@@ -96,8 +96,8 @@ class ISMCTSAgent:
     ``RandomRolloutEvaluator``) or an ``mcts.Evaluator``; ``rollouts``: playouts per
     evaluation; ``final_policy``: ``"max_visits"`` (default), ``"max_value"`` or
     ``"visits"`` (sampled in proportion); ``seed``: the bot's, the evaluator's and the
-    worlds' random streams. ``rules`` is accepted for ``arena.load_agent`` (the rules
-    are read from each world). Decisions with one legal action return it at once.
+    worlds' random streams. ``rules`` is accepted as every registry factory's is (the
+    rules are read from each world). Decisions with one legal action return it at once.
     """
 
     def __init__(self, seed=None, rules=None, simulations: int = 100, uct_c: float = 40.0, evaluator="greedy",
