@@ -40,13 +40,6 @@ def _best(fn, repeats):
     return best
 
 
-def _pick(mask, rng):
-    """One uniform legal action per row of a (B, A) mask."""
-    m = mask != 0
-    pick = (rng.random(len(m)) * m.sum(1)).astype(np.int64)
-    return (np.cumsum(m, 1) > pick[:, None]).argmax(1)
-
-
 def _aec(n, seed=0):
     import majiang_env
     env = majiang_env.env()
@@ -85,14 +78,15 @@ def _game(n, read, seed=0):
 
 def _vector(n, B, read, seed=0):
     from .engine.vector import VectorGame
+    from .agents.baselines import RandomAgent
     vg = VectorGame(B, seed=seed, num_threads=1)
     obs, mask, _ = vg.reset()
-    rng = np.random.default_rng(seed)
+    agent = RandomAgent(seed)
     zeros = np.zeros((B, 156), np.float32)
     steps = max(1, n // B)
     for _ in range(steps):
         if read:
-            obs, mask, _, _, _ = vg.step(_pick(mask, rng))
+            obs, mask, _, _, _ = vg.step(agent.act_batch(obs, mask))
         else:
             vg.sample_step(zeros)
     return steps * B

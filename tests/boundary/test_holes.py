@@ -1,6 +1,6 @@
-"""One test per boundary hole found by an adversarial probe, named after its item.
+"""One test per boundary hole found by an adversarial probe, named after what it checks.
 
-Each pins the exact case of its item; the fuzzers (test_fuzz_boundary.py,
+Each pins the exact case; the fuzzers (test_fuzz_boundary.py,
 tests/engine/test_fuzz_records.py) cover the class of input around it. The
 policy they check is the one of ``majiang_env.engine.checks``: a bad value
 raises the documented error type, naming the value and what is allowed, and
@@ -47,7 +47,7 @@ def _stopped_before_forced(seed=0):
 
 # ---- 1. replay returns the game at the record's end -------------------------------
 
-def test_item01_replay_of_a_record_ending_before_a_forced_decision_is_that_record():
+def test_replay_of_a_record_ending_before_a_forced_decision_is_that_record():
     g = _stopped_before_forced()
     rec = g.record()
     for r in (replay(rec), replay(rec, auto_forced=True), replay(rec, auto_forced=False), replay(json.dumps(rec))):
@@ -67,7 +67,7 @@ def _says_huge(e):
     assert "5001 digits" in str(e), str(e)
 
 
-def test_item02_ints_past_the_int_to_str_limit_raise_the_documented_errors():
+def test_ints_past_the_int_to_str_limit_raise_the_documented_errors():
     g = Game(seed=0)
     before = g.record()
     with pytest.raises(ActionSpaceError) as e:
@@ -115,7 +115,7 @@ def test_item02_ints_past_the_int_to_str_limit_raise_the_documented_errors():
 
 # ---- 3. play mode ----------------------------------------------------------------
 
-def test_item03_play_mode_answers_a_5000_digit_line_and_asks_again():
+def test_play_mode_answers_a_5000_digit_line_and_asks_again():
     from majiang_env.views.play import play
     out = io.StringIO()
     assert play(seat=0, seed=0, rules={"hands_per_game": 1}, stdin=io.StringIO("9" * 5000 + "\nq\n"),
@@ -138,12 +138,12 @@ def test_item03_play_mode_answers_a_5000_digit_line_and_asks_again():
     lambda r: majiang_env.parallel_env(rules=r), lambda r: SingleAgentEnv(rules=r),
     lambda r: majiang_env.RuleConfig.from_dict(r)],
     ids=["Game", "VectorGame", "selfplay", "env", "raw_env", "parallel_env", "SingleAgentEnv", "from_dict"])
-def test_item04_rules_with_keys_of_mixed_types_raise_value_error(make):
+def test_rules_with_keys_of_mixed_types_raise_value_error(make):
     with pytest.raises(ValueError, match=r"unknown RuleConfig field\(s\): \[1, 'x'\]"):
         make(MIXED_RULES)
 
 
-def test_item09_seat_vector_env_rules_with_keys_of_mixed_types_raise_value_error():
+def test_seat_vector_env_rules_with_keys_of_mixed_types_raise_value_error():
     for rules in (MIXED_RULES, {None: 1, "hands_per_game": 1}, {(1,): 2, 2.5: 1}):
         with pytest.raises(ValueError, match="unknown RuleConfig field"):
             SeatVectorEnv(2, rules=rules)
@@ -173,7 +173,7 @@ def _env_state(env):
                                  lambda a, m: HUGE, lambda a, m: int(np.flatnonzero(m == 0)[0])],
                          ids=["float+0.7", "float", "str", "float32", "bool", "list", "None", "out of range",
                               "-1", "huge", "illegal"])
-def test_item05_single_agent_env_refuses_opponent_answers_the_learner_may_not_give(bad):
+def test_single_agent_env_refuses_opponent_answers_the_learner_may_not_give(bad):
     opp, ref = _Opponent(), _Opponent()
     env, twin = SingleAgentEnv(opponents=opp, hands_per_game=1), SingleAgentEnv(opponents=ref, hands_per_game=1)
     env.reset(seed=3)
@@ -197,7 +197,7 @@ def test_item05_single_agent_env_refuses_opponent_answers_the_learner_may_not_gi
     assert np.array_equal(got[0], want[0]) and got[1:4] == want[1:4]
 
 
-def test_item05_single_agent_env_accepts_integer_answers_of_every_accepted_form():
+def test_single_agent_env_accepts_integer_answers_of_every_accepted_form():
     for form in (np.int64, np.uint8, np.array, int):
         opp = _Opponent()
         opp.bad = lambda a, m, form=form: form(a)
@@ -219,7 +219,7 @@ def _save(path, arrays):
     return path
 
 
-def test_item06_pretrained_agent_plays_legal_actions_when_legal_logits_are_extreme(tmp_path):
+def test_pretrained_agent_plays_legal_actions_when_legal_logits_are_extreme(tmp_path):
     from majiang_env.agents import game_obs
     from majiang_env.agents.pretrained import PretrainedAgent
     for low in (-2e9, -3e38):
@@ -276,7 +276,7 @@ def _corrupt_files(tmp_path):
     return out
 
 
-def test_item06_corrupt_weights_files_raise_one_error_naming_the_file_at_load(tmp_path):
+def test_corrupt_weights_files_raise_one_error_naming_the_file_at_load(tmp_path):
     from majiang_env.agents import pretrained
     for name, path in _corrupt_files(tmp_path):
         with pytest.raises(ValueError) as e:
@@ -291,7 +291,7 @@ def test_item06_corrupt_weights_files_raise_one_error_naming_the_file_at_load(tm
 
 # ---- 7. SB3VecEnv ----------------------------------------------------------------------
 
-def test_item07_sb3_vec_env_checks_actions_attributes_and_seeds():
+def test_sb3_vec_env_checks_actions_attributes_and_seeds():
     pytest.importorskip("stable_baselines3")
     from majiang_env.integrations.sb3 import SB3VecEnv
     env = SB3VecEnv(8, hands_per_game=1)
@@ -320,7 +320,7 @@ def test_item07_sb3_vec_env_checks_actions_attributes_and_seeds():
 
 # ---- 8. RLlib env ----------------------------------------------------------------------
 
-def test_item08_rllib_env_checks_seeds_and_action_dicts():
+def test_rllib_env_checks_seeds_and_action_dicts():
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
     from majiang_env.integrations.rllib import MajiangMultiAgentEnv
@@ -345,7 +345,7 @@ def test_item08_rllib_env_checks_seeds_and_action_dicts():
 
 # ---- 10. Game.record(legal=...) --------------------------------------------------------
 
-def test_item10_game_record_legal_takes_true_or_false_only():
+def test_game_record_legal_takes_true_or_false_only():
     g = Game(seed=0)
     for flag in (1, 0, "yes", None, np.int64(1), 1.0, [True]):
         with pytest.raises(ValueError, match="legal must be True or False"):
@@ -355,7 +355,7 @@ def test_item10_game_record_legal_takes_true_or_false_only():
 
 # ---- 11. SingleAgentEnv.reset(seed=...) -------------------------------------------------
 
-def test_item11_single_agent_env_reset_seed_raises_value_error_and_changes_nothing():
+def test_single_agent_env_reset_seed_raises_value_error_and_changes_nothing():
     env = SingleAgentEnv(hands_per_game=1, seat="random")
     env.reset(seed=7)
     state = _env_state(env)
@@ -373,7 +373,7 @@ def test_item11_single_agent_env_reset_seed_raises_value_error_and_changes_nothi
                                    Batched(lambda o, m: [HUGE] * len(m)),
                                    Batched(lambda o, m: [[1], [1, 2]])],
                          ids=["huge", "minus huge", "float", "batched huge", "batched ragged"])
-def test_item12_arena_agent_answers_raise_agent_error(agent):
+def test_arena_agent_answers_raise_agent_error(agent):
     from majiang_env.arena import AgentError, run
     with pytest.raises(AgentError, match="agent"):
         run([agent, "greedy", "greedy", "greedy"], deals=1, rules={"hands_per_game": 1}, baseline=False)
