@@ -77,8 +77,8 @@ def _game(n, read, seed=0):
 
 
 def _vector(n, B, read, seed=0):
-    from .engine.vector import VectorGame
     from .agents.baselines import RandomAgent
+    from .engine.vector import VectorGame
     vg = VectorGame(B, seed=seed, num_threads=1)
     obs, mask, _ = vg.reset()
     agent = RandomAgent(seed)
